@@ -1,0 +1,40 @@
+"""Reproduce ICML 2026 ML-for-science papers: `snakemake --cores all` runs every enabled paper."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
+
+from repro.config import validate_config, enabled_papers
+
+
+configfile: "config/config.yaml"
+
+
+validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+
+PAPERS = enabled_papers(config)
+SCOREBOARD_RST = Path("results/scoreboard.rst").resolve()
+
+
+report: str(SCOREBOARD_RST) if SCOREBOARD_RST.exists() else "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+
+
+for source in config["data"]:
+
+    include: f"workflow/rules/{source}.smk"
+
+
+for paper in PAPERS:
+
+    include: f"workflow/rules/{paper}.smk"
+
+
+rule all:
+    input:
+        "results/scoreboard.csv",
+        [getattr(rules, rule_name(p)).input for p in PAPERS],
+    default_target: True

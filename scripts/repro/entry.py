@@ -1,0 +1,55 @@
+"""The one entry point every rule's ``script:`` goes through.
+
+``workflow/scripts/entry.py`` calls :func:`run` with the ``snakemake`` object; the rule's
+``params.entry`` names the module whose ``main(job)`` does the work. Stage modules thus
+take a plain :class:`Job` and can be called from tests without Snakemake.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Job:
+    """What a stage gets: named inputs/outputs/params (attribute access), threads, config."""
+
+    input: Any
+    output: Any
+    params: Any
+    wildcards: Any = None
+    threads: int = 1
+    config: dict[str, Any] = field(default_factory=dict)
+    log: Path | None = None
+
+
+def configure_threads(threads: int) -> None:
+    """Bound torch's CPU threads by the rule's ``threads`` so parallel jobs do not oversubscribe."""
+    with contextlib.suppress(ImportError):
+        import torch
+
+        torch.set_num_threads(max(1, int(threads)))
+
+
+def run(smk: Any) -> None:
+    """Run ``smk.params.entry``'s ``main`` with stdout, stderr and logging sent to the rule's log."""
+    log_path = Path(smk.log[0]) if len(smk.log) else None
+    stream = open(log_path, "a", buffering=1) if log_path else sys.stderr
+    with stream if log_path else contextlib.nullcontext(), contextlib.redirect_stdout(stream), contextlib.redirect_stderr(stream):
+        logging.basicConfig(
+            stream=stream, level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", force=True
+        )
+        configure_threads(smk.threads)
+        module = importlib.import_module(smk.params.entry)
+        job = Job(smk.input, smk.output, smk.params, smk.wildcards, smk.threads, smk.config, log_path)
+        start = time.perf_counter()
+        logging.getLogger("repro.entry").info("running %s", smk.params.entry)
+        module.main(job)
+        logging.getLogger("repro.entry").info("%s done in %.1f s", smk.params.entry, time.perf_counter() - start)

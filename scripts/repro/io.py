@@ -1,0 +1,76 @@
+"""Atomic file writers.
+
+Every output the workflow produces goes through these helpers so that a crash or a bad
+input never leaves a half-written file behind: data is written to a temporary sibling
+and renamed into place only once complete (rename is atomic on one filesystem).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+
+class InputError(ValueError):
+    """Bad input data; the message names the file and what is wrong with it."""
+
+    def __init__(self, path: str | os.PathLike, problem: str):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; rename it onto ``path`` on success.
+
+    Works for files and directories (zarr stores). On any exception the temporary is
+    removed and ``path`` is left untouched.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent)) / target.name
+    try:
+        yield tmp
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp.parent, ignore_errors=True)
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write ``obj`` as indented JSON atomically (numpy scalars and arrays allowed)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, default=_json_default, allow_nan=True) + "\n")
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write text atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """Read JSON, turning a parse failure into an :class:`InputError` naming the file."""
+    try:
+        return json.loads(Path(path).read_text())
+    except json.JSONDecodeError as err:
+        raise InputError(path, f"not valid JSON ({err})") from err

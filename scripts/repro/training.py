@@ -1,0 +1,146 @@
+"""A seeded, resumable training loop shared by every paper.
+
+Why a shared loop: every paper needs the same guarantees (fixed seeds, bitwise-repeatable
+CPU runs, a checkpoint that survives a killed Slurm job, progress in the rule's log,
+early stopping on a validation score), and writing them once keeps them correct.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from repro.io import atomic_path
+
+log = logging.getLogger(__name__)
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, numpy and torch, and ask torch for deterministic kernels."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+@dataclass
+class TrainResult:
+    """What a run produced: the per-epoch history and the epoch whose weights were kept."""
+
+    history: list[dict[str, float]] = field(default_factory=list)
+    best_epoch: int = -1
+    best_score: float = float("inf")
+    resumed_from: int | None = None
+
+
+def _rng_state() -> dict:
+    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+
+
+def _set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["torch"])
+    np.random.set_state(state["numpy"])
+    random.setstate(state["python"])
+
+
+def save_checkpoint(path: str | os.PathLike, payload: dict) -> None:
+    """Write a checkpoint atomically so a kill during saving keeps the previous one."""
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
+
+
+def train(
+    model: torch.nn.Module,
+    loss_fn: Callable[[torch.nn.Module, object], torch.Tensor],
+    batches: Callable[[int], Iterable[object]],
+    *,
+    epochs: int,
+    optimizer: torch.optim.Optimizer,
+    validate: Callable[[torch.nn.Module], float] | None = None,
+    patience: int | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = 50,
+    grad_clip: float | None = None,
+    desc: str = "train",
+) -> TrainResult:
+    """Minimise ``loss_fn`` over ``batches(epoch)`` for ``epochs`` epochs.
+
+    ``validate`` (lower is better) selects the weights kept at the end and drives early
+    stopping after ``patience`` epochs without improvement. With ``checkpoint`` set, the
+    full state (weights, optimiser, RNGs, history, best weights) is saved every
+    ``checkpoint_every`` epochs and a rerun continues from it: a resumed run ends with
+    the same weights as an uninterrupted one.
+    """
+    result = TrainResult()
+    best_state = copy.deepcopy(model.state_dict())
+    start, since_best = 0, 0
+    ckpt = Path(checkpoint) if checkpoint else None
+    if ckpt is not None and ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        _set_rng_state(state["rng"])
+        result.history, result.best_epoch, result.best_score = state["history"], state["best_epoch"], state["best_score"]
+        best_state, since_best, start = state["best_model"], state["since_best"], state["epoch"] + 1
+        result.resumed_from = start
+        log.info("resumed from %s at epoch %d", ckpt, start)
+
+    progress = tqdm(range(start, epochs), desc=desc, mininterval=5.0, disable=None)
+    for epoch in progress:
+        model.train()
+        total, count = 0.0, 0
+        for batch in batches(epoch):
+            optimizer.zero_grad(set_to_none=True)
+            loss = loss_fn(model, batch)
+            if not torch.isfinite(loss):
+                raise FloatingPointError(f"{desc}: non-finite loss at epoch {epoch}")
+            loss.backward()
+            if grad_clip is not None:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+            optimizer.step()
+            total, count = total + float(loss.detach()), count + 1
+        record = {"epoch": epoch, "loss": total / max(count, 1)}
+        score = record["loss"]
+        if validate is not None:
+            model.eval()
+            with torch.no_grad():
+                score = float(validate(model))
+            record["val"] = score
+        result.history.append(record)
+        if score < result.best_score:
+            result.best_score, result.best_epoch, since_best = score, epoch, 0
+            best_state = copy.deepcopy(model.state_dict())
+        else:
+            since_best += 1
+        progress.set_postfix(loss=f"{record['loss']:.4g}", val=f"{score:.4g}")
+        stop = patience is not None and since_best >= patience
+        if ckpt is not None and ((epoch + 1) % checkpoint_every == 0 or stop or epoch == epochs - 1):
+            save_checkpoint(
+                ckpt,
+                {
+                    "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "rng": _rng_state(),
+                    "history": result.history,
+                    "best_epoch": result.best_epoch,
+                    "best_score": result.best_score,
+                    "best_model": best_state,
+                    "since_best": since_best,
+                    "epoch": epochs - 1 if stop else epoch,
+                },
+            )
+        if stop:
+            log.info("early stop at epoch %d (best %d)", epoch, result.best_epoch)
+            break
+    model.load_state_dict(best_state)
+    model.eval()
+    return result

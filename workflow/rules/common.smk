@@ -1,0 +1,88 @@
+"""Helpers and rules shared by every paper: code inputs, targets, provenance, scoreboard."""
+
+import os
+from pathlib import Path
+
+REPO = Path(workflow.basedir)
+ENTRY = "../scripts/entry.py"
+
+
+def repo_file(rel):
+    """Path of a file shipped in the repo, relative to the working directory when possible."""
+    return os.path.relpath(REPO / rel)
+
+
+def code_files(*parts):
+    """Python files under scripts/repro: a package folder ('papers/hysomi') or a module ('data/metagenome.py').
+
+    Listed as rule inputs so that editing a paper's code reruns that paper's jobs only.
+    """
+    files = []
+    for part in parts:
+        path = REPO / "scripts/repro" / part
+        files += [path] if path.suffix == ".py" else sorted(path.rglob("*.py"))
+    return [os.path.relpath(f) for f in files]
+
+
+def paper_config(slug):
+    return config["papers"][slug]
+
+
+def rule_name(slug):
+    """Rule-name form of a slug (rule names must be identifiers: cgmt-erm -> cgmt_erm)."""
+    return slug.replace("-", "_")
+
+
+def paper_targets(slug):
+    """What every paper's target rule produces besides its figures."""
+    return [
+        f"results/{slug}/metrics.json",
+        f"results/{slug}/claims.json",
+        f"results/{slug}/provenance.json",
+    ]
+
+
+def data_manifests(slug):
+    """Manifests of the data sources a paper reads, as declared in its config section."""
+    return [f"data/{source}/manifest.json" for source in paper_config(slug).get("data", [])]
+
+
+rule provenance:
+    input:
+        claims="results/{paper}/claims.json",
+        manifests=lambda wc: data_manifests(wc.paper),
+    output:
+        "results/{paper}/provenance.json",
+    params:
+        entry="repro.provenance",
+        section=lambda wc: paper_config(wc.paper),
+        seed=config["seed"],
+        scale=config["scale"],
+    log:
+        "logs/{paper}/provenance.log",
+    conda:
+        "../../envs/core.yaml"
+    script:
+        ENTRY
+
+
+rule scoreboard:
+    input:
+        claims=expand("results/{paper}/claims.json", paper=PAPERS),
+        papers=repo_file("resources/papers.yaml"),
+    output:
+        csv=report(
+            "results/scoreboard.csv",
+            category="Scoreboard",
+            caption="../report/scoreboard.rst",
+        ),
+        md="results/scoreboard.md",
+        rst="results/scoreboard.rst",
+    params:
+        entry="repro.scoreboard",
+    log:
+        "logs/scoreboard.log",
+    conda:
+        "../../envs/core.yaml"
+    script:
+        ENTRY

@@ -1,0 +1,32 @@
+"""Metagenome traits and incubation time series in the canonical layout (data/metagenome/)."""
+
+METAGENOME = config["data"]["metagenome"]
+METAGENOME_OUT = {
+    "traits": "data/metagenome/traits.parquet",
+    "observations": directory("data/metagenome/observations.zarr"),
+    "params_true": "data/metagenome/params_true.parquet",
+    "constraints": "data/metagenome/constraints.yaml",
+    "manifest": "data/metagenome/manifest.json",
+}
+
+
+rule metagenome_data:
+    input:
+        constraints=repo_file("resources/hysomi/constraints.yaml"),
+        user_files=[
+            METAGENOME.get("local", {}).get(key)
+            for key in ("traits", "observations", "splits")
+            if METAGENOME["source"] == "local" and METAGENOME["local"].get(key)
+        ],
+        code=code_files("data/metagenome.py", "papers/hysomi/soil_model.py"),
+    output:
+        **METAGENOME_OUT,
+    params:
+        entry="repro.data.metagenome",
+        section=METAGENOME,
+    log:
+        "logs/data/metagenome.log",
+    conda:
+        "../../envs/torch.yaml"
+    script:
+        ENTRY
