@@ -21,6 +21,7 @@ report: str(SCOREBOARD_RST) if SCOREBOARD_RST.exists() else "workflow/report/wor
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/scoreboard.smk"
 
 
 for source in config["data"]:
@@ -34,7 +35,7 @@ for paper in PAPERS:
 
 
 rule all:
+    default_target: True
     input:
         "results/scoreboard.csv",
         [getattr(rules, rule_name(p)).input for p in PAPERS],
-    default_target: True

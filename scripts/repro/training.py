@@ -8,6 +8,8 @@ early stopping on a validation score), and writing them once keeps them correct.
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import logging
 import os
 import random
@@ -34,12 +36,30 @@ def seed_everything(seed: int) -> None:
 
 @dataclass
 class TrainResult:
-    """What a run produced: the per-epoch history and the epoch whose weights were kept."""
+    """What a run produced: the per-epoch history and the epoch(s) whose weights were kept.
+
+    For an ensemble (``validate`` returning one score per member) ``best_epoch``/``best_score``
+    are per-member lists.
+    """
 
     history: list[dict[str, float]] = field(default_factory=list)
-    best_epoch: int = -1
-    best_score: float = float("inf")
+    best_epoch: int | list[int] = -1
+    best_score: float | list[float] = float("inf")
     resumed_from: int | None = None
+
+
+def _keep_improved(best_state: dict, state: dict, improved: torch.Tensor) -> dict:
+    """Copy the members that improved from ``state`` into ``best_state``.
+
+    Ensemble convention: every parameter and buffer has the member dimension first.
+    """
+    out = {}
+    for name, value in state.items():
+        if value.ndim == 0 or value.shape[0] != improved.shape[0]:
+            raise ValueError(f"ensemble selection: {name} of shape {tuple(value.shape)} lacks the member dimension")
+        mask = improved.reshape(-1, *([1] * (value.ndim - 1)))
+        out[name] = torch.where(mask, value.detach(), best_state[name]).clone()
+    return out
 
 
 def _rng_state() -> dict:
@@ -50,6 +70,14 @@ def _set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
     np.random.set_state(state["numpy"])
     random.setstate(state["python"])
+
+
+def fingerprint_of(settings: object, files: Iterable[str | os.PathLike] = ()) -> str:
+    """Digest of JSON-able settings and the bytes of code files, to tie a checkpoint to them."""
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
+    for path in sorted(map(str, files)):
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()
 
 
 def save_checkpoint(path: str | os.PathLike, payload: dict) -> None:
@@ -70,22 +98,31 @@ def train(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = 50,
     grad_clip: float | None = None,
+    fingerprint: str = "",
     desc: str = "train",
 ) -> TrainResult:
     """Minimise ``loss_fn`` over ``batches(epoch)`` for ``epochs`` epochs.
 
     ``validate`` (lower is better) selects the weights kept at the end and drives early
-    stopping after ``patience`` epochs without improvement. With ``checkpoint`` set, the
+    stopping after ``patience`` epochs without improvement. For an ensemble whose parameters all
+    carry the member dimension first, ``validate`` may return one score per member: each member
+    then keeps its own best weights, and training stops once no member improved for ``patience``
+    epochs (members are independent, so this equals training each alone). With ``checkpoint`` set, the
     full state (weights, optimiser, RNGs, history, best weights) is saved every
     ``checkpoint_every`` epochs and a rerun continues from it: a resumed run ends with
-    the same weights as an uninterrupted one.
+    the same weights as an uninterrupted one. A checkpoint whose ``fingerprint`` (a digest of
+    the settings and code the caller trains with) differs is ignored, so a changed config
+    never resumes stale weights. Callers delete the checkpoint once their output is written.
     """
     result = TrainResult()
     best_state = copy.deepcopy(model.state_dict())
     start, since_best = 0, 0
     ckpt = Path(checkpoint) if checkpoint else None
-    if ckpt is not None and ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+    state = torch.load(ckpt, weights_only=False) if ckpt is not None and ckpt.exists() else None
+    if state is not None and state.get("fingerprint") != fingerprint:
+        log.info("ignoring checkpoint %s: it was written for other settings or code", ckpt)
+        state = None
+    if state is not None:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         _set_rng_state(state["rng"])
@@ -109,19 +146,33 @@ def train(
             optimizer.step()
             total, count = total + float(loss.detach()), count + 1
         record = {"epoch": epoch, "loss": total / max(count, 1)}
-        score = record["loss"]
+        score: float | torch.Tensor = record["loss"]
         if validate is not None:
             model.eval()
             with torch.no_grad():
-                score = float(validate(model))
-            record["val"] = score
+                score = validate(model)
+            score = torch.as_tensor(score, dtype=torch.float64).detach()
+            record["val"] = float(score.mean())
+            if score.ndim == 0:
+                score = float(score)
         result.history.append(record)
-        if score < result.best_score:
+        if isinstance(score, torch.Tensor):
+            if not isinstance(result.best_score, list):
+                result.best_score, result.best_epoch = [float("inf")] * len(score), [-1] * len(score)
+            improved = score < torch.tensor(result.best_score, dtype=torch.float64)
+            if improved.any():
+                best_state = _keep_improved(best_state, model.state_dict(), improved)
+                for m in torch.nonzero(improved).flatten().tolist():
+                    result.best_score[m], result.best_epoch[m] = float(score[m]), epoch
+                since_best = 0
+            else:
+                since_best += 1
+        elif score < result.best_score:
             result.best_score, result.best_epoch, since_best = score, epoch, 0
             best_state = copy.deepcopy(model.state_dict())
         else:
             since_best += 1
-        progress.set_postfix(loss=f"{record['loss']:.4g}", val=f"{score:.4g}")
+        progress.set_postfix(loss=f"{record['loss']:.4g}", val=f"{record.get('val', record['loss']):.4g}")
         stop = patience is not None and since_best >= patience
         if ckpt is not None and ((epoch + 1) % checkpoint_every == 0 or stop or epoch == epochs - 1):
             save_checkpoint(
@@ -136,6 +187,7 @@ def train(
                     "best_model": best_state,
                     "since_best": since_best,
                     "epoch": epochs - 1 if stop else epoch,
+                    "fingerprint": fingerprint,
                 },
             )
         if stop:

@@ -1,4 +1,4 @@
-"""Helpers and rules shared by every paper: code inputs, targets, provenance, scoreboard."""
+"""Helpers shared by every rule file: repo paths, code inputs, per-paper config and targets."""
 
 import os
 from pathlib import Path
@@ -29,7 +29,7 @@ def paper_config(slug):
 
 
 def rule_name(slug):
-    """Rule-name form of a slug (rule names must be identifiers: cgmt-erm -> cgmt_erm)."""
+    """Identifier form of a slug, used for rule names (cgmt-erm -> cgmt_erm)."""
     return slug.replace("-", "_")
 
 
@@ -44,45 +44,6 @@ def paper_targets(slug):
 
 def data_manifests(slug):
     """Manifests of the data sources a paper reads, as declared in its config section."""
-    return [f"data/{source}/manifest.json" for source in paper_config(slug).get("data", [])]
-
-
-rule provenance:
-    input:
-        claims="results/{paper}/claims.json",
-        manifests=lambda wc: data_manifests(wc.paper),
-    output:
-        "results/{paper}/provenance.json",
-    params:
-        entry="repro.provenance",
-        section=lambda wc: paper_config(wc.paper),
-        seed=config["seed"],
-        scale=config["scale"],
-    log:
-        "logs/{paper}/provenance.log",
-    conda:
-        "../../envs/core.yaml"
-    script:
-        ENTRY
-
-
-rule scoreboard:
-    input:
-        claims=expand("results/{paper}/claims.json", paper=PAPERS),
-        papers=repo_file("resources/papers.yaml"),
-    output:
-        csv=report(
-            "results/scoreboard.csv",
-            category="Scoreboard",
-            caption="../report/scoreboard.rst",
-        ),
-        md="results/scoreboard.md",
-        rst="results/scoreboard.rst",
-    params:
-        entry="repro.scoreboard",
-    log:
-        "logs/scoreboard.log",
-    conda:
-        "../../envs/core.yaml"
-    script:
-        ENTRY
+    return [
+        f"data/{source}/manifest.json" for source in paper_config(slug).get("data", [])
+    ]

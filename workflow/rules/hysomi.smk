@@ -2,8 +2,7 @@
 
 HYSOMI = paper_config("hysomi")
 HYSOMI_CODE = code_files("papers/hysomi")
-HYSOMI_MAIN_METHODS = ["constrained", "unconstrained", "global", "blackbox"]
-HYSOMI_CURVE_METHODS = ["constrained", "unconstrained"]
+HYSOMI_METHODS = ["constrained", "unconstrained", "global", "blackbox"]
 HYSOMI_FIGURES = [
     "trajectories",
     "parameter_recovery",
@@ -12,13 +11,11 @@ HYSOMI_FIGURES = [
 ]
 
 
-def hysomi_runs():
-    """(complexity, method, n_train) of every training job: all methods at the main size, a curve for two."""
-    runs = set()
-    for level in HYSOMI["complexity"]:
-        runs |= {(level, m, HYSOMI["main_n_train"]) for m in HYSOMI_MAIN_METHODS}
-        runs |= {(level, m, n) for m in HYSOMI_CURVE_METHODS for n in HYSOMI["n_train"]}
-    return sorted(runs)
+HYSOMI_RUNS = expand(
+    "results/hysomi/runs/{complexity}/{method}.npz",
+    complexity=HYSOMI["complexity"],
+    method=HYSOMI_METHODS,
+)
 
 
 rule hysomi_train:
@@ -28,31 +25,30 @@ rule hysomi_train:
         constraints=METAGENOME_OUT["constraints"],
         code=HYSOMI_CODE,
     output:
-        "results/hysomi/runs/{complexity}/{method}_n{n}.npz",
-    params:
-        entry="repro.papers.hysomi.train",
-        settings=HYSOMI,
-        device=config["device"],
-        checkpoints="results/hysomi/checkpoints/{complexity}/{method}_n{n}",
+        "results/hysomi/runs/{complexity}/{method}.npz",
+    log:
+        "logs/hysomi/train/{complexity}/{method}.log",
     wildcard_constraints:
         complexity="L[123]",
         method="constrained|unconstrained|global|blackbox",
-        n=r"\d+",
+    conda:
+        "../../envs/torch.yaml"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=60,
-    log:
-        "logs/hysomi/train/{complexity}/{method}_n{n}.log",
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        entry="repro.papers.hysomi.train",
+        settings=HYSOMI,
+        device=config["device"],
+        checkpoints="results/hysomi/checkpoints/{complexity}/{method}",
     script:
         ENTRY
 
 
 rule hysomi_evaluate:
     input:
-        runs=[f"results/hysomi/runs/{c}/{m}_n{n}.npz" for c, m, n in hysomi_runs()],
+        runs=HYSOMI_RUNS,
         traits=METAGENOME_OUT["traits"],
         observations=METAGENOME_OUT["observations"],
         params_true=METAGENOME_OUT["params_true"],
@@ -61,14 +57,14 @@ rule hysomi_evaluate:
     output:
         metrics="results/hysomi/metrics.json",
         claims="results/hysomi/claims.json",
-    params:
-        entry="repro.papers.hysomi.evaluate",
-        settings=HYSOMI,
-        scale=config["scale"],
     log:
         "logs/hysomi/evaluate.log",
     conda:
         "../../envs/torch.yaml"
+    params:
+        entry="repro.papers.hysomi.evaluate",
+        settings=HYSOMI,
+        scale=config["scale"],
     script:
         ENTRY
 
@@ -76,7 +72,7 @@ rule hysomi_evaluate:
 rule hysomi_figures:
     input:
         metrics="results/hysomi/metrics.json",
-        runs=[f"results/hysomi/runs/{c}/{m}_n{n}.npz" for c, m, n in hysomi_runs()],
+        runs=HYSOMI_RUNS,
         observations=METAGENOME_OUT["observations"],
         params_true=METAGENOME_OUT["params_true"],
         traits=METAGENOME_OUT["traits"],
@@ -90,13 +86,13 @@ rule hysomi_figures:
             )
             for name in HYSOMI_FIGURES
         },
-    params:
-        entry="repro.papers.hysomi.figures",
-        settings=HYSOMI,
     log:
         "logs/hysomi/figures.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.hysomi.figures",
+        settings=HYSOMI,
     script:
         ENTRY
 

@@ -3,7 +3,7 @@
 METAGENOME = config["data"]["metagenome"]
 METAGENOME_OUT = {
     "traits": "data/metagenome/traits.parquet",
-    "observations": directory("data/metagenome/observations.zarr"),
+    "observations": "data/metagenome/observations.zarr",
     "params_true": "data/metagenome/params_true.parquet",
     "constraints": "data/metagenome/constraints.yaml",
     "manifest": "data/metagenome/manifest.json",
@@ -20,13 +20,13 @@ rule metagenome_data:
         ],
         code=code_files("data/metagenome.py", "papers/hysomi/soil_model.py"),
     output:
-        **METAGENOME_OUT,
-    params:
-        entry="repro.data.metagenome",
-        section=METAGENOME,
+        **METAGENOME_OUT | {"observations": directory(METAGENOME_OUT["observations"])},
     log:
         "logs/data/metagenome.log",
     conda:
         "../../envs/torch.yaml"
+    params:
+        entry="repro.data.metagenome",
+        section=METAGENOME,
     script:
         ENTRY

@@ -1,0 +1,138 @@
+"""Train one method on one complexity level for every (training-set size, seed) member at once.
+
+Methods: ``constrained`` (hybrid, lambda_c from config), ``unconstrained`` (hybrid, lambda_c = 0),
+``global`` (B1: one parameter vector, same loss), ``blackbox`` (B4: traits -> observed trajectories).
+Members with a smaller training size use a prefix of one fixed permutation of the train split, so
+the seeds differ only in initialisation and their spread measures equifinality.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from repro.device import pick_device
+from repro.io import atomic_path
+from repro.papers.hysomi.constraints import load_ratios, total_penalty
+from repro.papers.hysomi.dataset import LevelData, Split, load_level
+from repro.papers.hysomi.models import BlackBox, GlobalParameters, ParameterHead
+from repro.papers.hysomi.soil_model import STATES, Bounds, simulate
+from repro.training import fingerprint_of, seed_everything, train
+
+log = logging.getLogger(__name__)
+METHODS = ("constrained", "unconstrained", "global", "blackbox")
+
+
+def member_weights(n_train: list[int], n_available: int, order: np.ndarray) -> torch.Tensor:
+    """(M, N) 0/1 mask: member m trains on the first n_train[m] samples of ``order``."""
+    if max(n_train) > n_available:
+        raise ValueError(f"n_train {max(n_train)} exceeds the {n_available} training samples available")
+    w = torch.zeros(len(n_train), n_available, dtype=torch.float64)
+    for m, n in enumerate(n_train):
+        w[m, torch.as_tensor(order[:n])] = 1.0
+    return w
+
+
+def build_model(method: str, seeds: list[int], data: LevelData, hidden: int, bounds: Bounds) -> torch.nn.Module:
+    d_in = len(data.trait_names)
+    if method in ("constrained", "unconstrained"):
+        return ParameterHead(seeds, d_in, hidden, bounds)
+    if method == "global":
+        return GlobalParameters(seeds, bounds)
+    if method == "blackbox":
+        return BlackBox(seeds, d_in, hidden, len(data.times), len(STATES))
+    raise ValueError(f"unknown method {method!r}; expected one of {METHODS}")
+
+
+def predict(model, method: str, split: Split, data: LevelData, dt: float, bounds: Bounds):
+    """Parameters (M, N, 8) (NaN for the black box) and trajectories (M, N, T, 5) of a split."""
+    if method == "blackbox":
+        traj = model(split.traits) * data.state_scale
+        unobserved = torch.tensor([s not in data.observed_states for s in STATES])
+        traj = traj.masked_fill(unobserved, float("nan"))
+        theta = torch.full((*traj.shape[:2], len(bounds.lo)), float("nan"), dtype=torch.float64)
+        return theta, traj
+    theta = model(split.traits)
+    x0 = split.x0.unsqueeze(0).expand(theta.shape[0], -1, -1)
+    return theta, simulate(x0, theta, data.times, dt, bounds.f_s)
+
+
+def data_loss(traj: torch.Tensor, split: Split, scale: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """Per-member mean squared standardised error on observed entries of the weighted samples, (M,)."""
+    obs = split.observed.to(traj.dtype)
+    sq = torch.nan_to_num((traj - split.value) / scale) ** 2 * obs
+    per_sample = sq.sum((-1, -2))
+    count = obs.sum((-1, -2))
+    return (per_sample * weight).sum(-1) / (count * weight).sum(-1)
+
+
+def main(job) -> None:
+    settings = job.params.settings
+    method, level = job.wildcards.method, job.wildcards.complexity
+    device = pick_device(job.params.device)
+    log.info("training %s on %s (device %s; the ODE runs in float64 on the CPU)", method, level, device)
+    bounds = Bounds.from_yaml(job.input.constraints)
+    ratios = load_ratios(job.input.constraints)
+    data = load_level(job.input.traits, job.input.observations, level)
+    train_split, val_split, test_split = (data.splits[s] for s in ("train", "val", "test"))
+    members = [(n, s) for n in settings["n_train"] for s in settings["seeds"]]
+    order = np.random.default_rng(job.config["seed"]).permutation(len(train_split.ids))
+    weight = member_weights([n for n, _ in members], len(train_split.ids), order)
+    seed_everything(job.config["seed"])
+    model = build_model(method, [1000 * n + s for n, s in members], data, settings["hidden"], bounds)
+    lam = settings["lambda_c"] if method in ("constrained", "global") else 0.0
+    dt = settings["dt"]
+    val_weight = torch.ones(len(members), len(val_split.ids), dtype=torch.float64)
+
+    def loss_fn(model, _batch) -> torch.Tensor:
+        theta, traj = predict(model, method, train_split, data, dt, bounds)
+        loss = data_loss(traj, train_split, data.state_scale, weight)
+        if lam > 0:
+            loss = loss + lam * total_penalty(traj, theta, data.state_scale, weight, ratios)
+        return loss.sum()
+
+    def validate(model) -> torch.Tensor:
+        _, traj = predict(model, method, val_split, data, dt, bounds)
+        return data_loss(traj, val_split, data.state_scale, val_weight)
+
+    optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"])
+    checkpoint = Path(job.params.checkpoints).with_suffix(".pt")
+    start = time.perf_counter()
+    result = train(
+        model,
+        loss_fn,
+        lambda epoch: [None],
+        epochs=settings["epochs"],
+        optimizer=optimizer,
+        validate=validate,
+        patience=settings["patience"],
+        checkpoint=checkpoint,
+        checkpoint_every=25,
+        fingerprint=fingerprint_of([settings, method, level, job.config["seed"]], job.input.code),
+        desc=f"hysomi {level} {method}",
+    )
+    with torch.no_grad():
+        theta, traj = predict(model, method, test_split, data, dt, bounds)
+    with atomic_path(job.output[0]) as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez(
+                fh,
+                method=method,
+                complexity=level,
+                n_train=np.array([n for n, _ in members]),
+                seed=np.array([s for _, s in members]),
+                test_ids=np.array(test_split.ids),
+                times=np.array(data.times),
+                theta=theta.numpy(),
+                traj=traj.numpy(),
+                loss=np.array([h["loss"] for h in result.history]),
+                val=np.array([h["val"] for h in result.history]),
+                best_epoch=np.array(result.best_epoch),
+                train_seconds=time.perf_counter() - start,
+            )
+    checkpoint.unlink(missing_ok=True)
+    log.info("best epochs %s", result.best_epoch)
