@@ -33,6 +33,8 @@ class Test:
     - 'between': ``low <= ours <= high``.
     """
 
+    __test__ = False  # not a pytest test class
+
     op: str
     value: float | None = None
     abs_tol: float = 0.0

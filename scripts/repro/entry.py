@@ -49,7 +49,12 @@ def run(smk: Any) -> None:
         configure_threads(smk.threads)
         module = importlib.import_module(smk.params.entry)
         job = Job(smk.input, smk.output, smk.params, smk.wildcards, smk.threads, smk.config, log_path)
+        log = logging.getLogger("repro.entry")
         start = time.perf_counter()
-        logging.getLogger("repro.entry").info("running %s", smk.params.entry)
-        module.main(job)
-        logging.getLogger("repro.entry").info("%s done in %.1f s", smk.params.entry, time.perf_counter() - start)
+        log.info("running %s", smk.params.entry)
+        try:
+            module.main(job)
+        except Exception as err:
+            log.error("%s failed: %s", smk.params.entry, err, exc_info=True)
+            raise
+        log.info("%s done in %.1f s", smk.params.entry, time.perf_counter() - start)

@@ -1,4 +1,4 @@
-"""Helpers shared by every rule file: repo paths, code inputs, per-paper config and targets."""
+"""Helpers shared by all workflow files: repo paths, code inputs, per-paper config and targets."""
 
 import os
 from pathlib import Path

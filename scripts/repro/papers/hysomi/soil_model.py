@@ -43,10 +43,13 @@ class Bounds:
         )
 
     def from_unit(self, u: torch.Tensor) -> torch.Tensor:
-        """Map u in [0, 1] (last dim = parameters) to [lo, hi], log-uniformly for log parameters."""
+        """Map u in [0, 1] (last dim = parameters) to [lo, hi], log-uniformly for log parameters.
+
+        The final clamp only removes round-off of exp(log(.)) at a saturated sigmoid.
+        """
         lin = self.lo + (self.hi - self.lo) * u
         logv = torch.exp(torch.log(self.lo) + (torch.log(self.hi) - torch.log(self.lo)) * u)
-        return torch.where(self.log, logv, lin)
+        return torch.minimum(torch.maximum(torch.where(self.log, logv, lin), self.lo), self.hi)
 
     def to_unit(self, theta: torch.Tensor) -> torch.Tensor:
         """Inverse of :meth:`from_unit`."""

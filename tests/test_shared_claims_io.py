@@ -1,0 +1,83 @@
+"""Claims verdicts, atomic writes and shared metrics against independent computations."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import r2_score
+
+from repro import metrics
+from repro.claims import Claim, Test, write_claims
+from repro.io import InputError, atomic_path, read_json, write_json
+
+
+@pytest.mark.parametrize(
+    "test,ours,expected",
+    [
+        (Test("<", 1.0), 0.5, True),
+        (Test("<", 1.0), 1.0, False),
+        (Test(">=", 0.8), 0.8, True),
+        (Test("within", 10.0, rel_tol=0.1), 10.9, True),
+        (Test("within", 10.0, rel_tol=0.1), 11.1, False),
+        (Test("within", 0.0, abs_tol=0.5), -0.4, True),
+        (Test("between", low=1.0, high=2.0), 2.5, False),
+        (Test("<", 1.0), float("nan"), False),
+        (Test(">", -1.0), None, False),
+    ],
+)
+def test_verdict_follows_test(test, ours, expected):
+    assert test.passes(ours) is expected
+
+
+def test_claims_file_has_computed_verdicts(tmp_path):
+    path = tmp_path / "claims.json"
+    write_claims(path, "demo", [Claim("a", "x below 1", "smoke", 0.3, Test("<", 1.0)), Claim("b", "x above 1", "full", 0.3, Test(">", 1.0))])
+    doc = json.loads(path.read_text())
+    assert [c["verdict"] for c in doc["claims"]] == ["pass", "fails"]
+    assert doc["claims"][0]["test_text"] == "ours < 1"
+
+
+def test_duplicate_claim_ids_rejected(tmp_path):
+    with pytest.raises(ValueError, match="duplicate"):
+        write_claims(tmp_path / "c.json", "demo", [Claim("a", "s", "smoke", 1, Test("<", 2))] * 2)
+
+
+def test_atomic_path_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "out.json"
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("partial")
+            raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_path_replaces_directory(tmp_path):
+    target = tmp_path / "store.zarr"
+    target.mkdir()
+    (target / "old").write_text("old")
+    with atomic_path(target) as tmp:
+        tmp.mkdir()
+        (tmp / "new").write_text("new")
+    assert sorted(p.name for p in target.iterdir()) == ["new"]
+    assert [p.name for p in tmp_path.iterdir()] == ["store.zarr"]
+
+
+def test_read_json_names_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(InputError, match="bad.json"):
+        read_json(bad)
+    write_json(tmp_path / "ok.json", {"x": np.float32(1.5), "a": np.arange(2)})
+    assert read_json(tmp_path / "ok.json") == {"x": 1.5, "a": [0, 1]}
+
+
+def test_metrics_against_independent_formulas():
+    rng = np.random.default_rng(0)
+    true, pred = rng.normal(size=200), rng.normal(size=200)
+    assert metrics.rmse(pred, true) == pytest.approx(math.sqrt(sum((p - t) ** 2 for p, t in zip(pred, true)) / 200))
+    assert metrics.mae(pred, true) == pytest.approx(np.abs(pred - true).mean())
+    assert metrics.nse(pred, true) == pytest.approx(r2_score(true, pred))
+    assert metrics.spearman(pred, true) == pytest.approx(stats.spearmanr(pred, true)[0])
+    assert metrics.rmse(np.array([1.0, np.nan]), np.array([2.0, 5.0])) == pytest.approx(1.0)

@@ -1,0 +1,50 @@
+"""Helpers for tests that run Snakemake on a copy of the workflow (never in the repo's own results/)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SKIP = {".git", ".venv", "results", "data", "logs", ".snakemake", ".pytest_cache", "__pycache__", "tests", "benchmarks"}
+
+
+def copy_workflow(dest: Path) -> Path:
+    """Copy the workflow (code, config, resources, envs, profiles) into ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for item in REPO.iterdir():
+        if item.name in SKIP or item.name.endswith(".egg-info"):
+            continue
+        target = dest / item.name
+        if item.is_dir():
+            shutil.copytree(item, target, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(item, target)
+    return dest
+
+
+def snakemake(workdir: Path, *args: str, timeout: int = 1800, check: bool = True) -> subprocess.CompletedProcess:
+    """Run snakemake in ``workdir`` with this interpreter's environment."""
+    cmd = [sys.executable, "-m", "snakemake", *args]
+    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+def scheduled_rules(workdir: Path, *args: str) -> dict[str, int]:
+    """Rules (with job counts) a dry-run would execute."""
+    out = snakemake(workdir, "-n", *args).stdout
+    stats = out.split("Job stats:", 1)
+    if len(stats) < 2:
+        return {}
+    table = stats[1].split("\n\n", 1)[0]
+    jobs = {}
+    for line in table.splitlines():
+        match = re.match(r"^(\S+)\s+(\d+)$", line.strip())
+        if match and match.group(1) != "total":
+            jobs[match.group(1)] = int(match.group(2))
+    return jobs
