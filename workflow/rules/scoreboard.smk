@@ -6,7 +6,12 @@ rule provenance:
         claims="results/{paper}/claims.json",
         manifests=lambda wc: data_manifests(wc.paper),
     output:
-        "results/{paper}/provenance.json",
+        report(
+            "results/{paper}/provenance.json",
+            category="Provenance",
+            subcategory="{paper}",
+            caption="../report/provenance.rst",
+        ),
     log:
         "logs/{paper}/provenance.log",
     conda:
