@@ -19,7 +19,7 @@ def _density(grid: np.ndarray, cdf: np.ndarray) -> np.ndarray:
 def histograms(curves, metrics: dict, s: dict, path: str) -> None:
     designs = sorted({r["design"] for r in metrics["records"]})
     losses = s["losses"]
-    fig, axes = plotting.subplots(len(losses), len(designs), width=3.0, height=2.3)
+    fig, axes = plotting.subplots(len(losses), len(designs), width=3.0, height=2.4, layout="constrained")
     p = metrics["p_main"]
     for i, loss in enumerate(losses):
         for j, design in enumerate(designs):
@@ -31,8 +31,10 @@ def histograms(curves, metrics: dict, s: dict, path: str) -> None:
                     ax.plot(grid, _density(grid, curves[f"{key}/cdf_{name}"]), label=label, lw=1.2)
             ax.set_xlim(edges[0], edges[-1])
             ax.set_title(f"{design}, {loss}")
-            ax.set_xlabel(r"$\hat\theta^\top x$")
-    axes[0, 0].legend(loc="upper left", fontsize=6)
+            if i == len(losses) - 1:
+                ax.set_xlabel(r"$\hat\theta^\top x$")
+    legend_ax = axes[0, designs.index("mixture")] if "mixture" in designs else axes[0, 0]
+    legend_ax.legend(loc="upper left", fontsize=6)
     plotting.save(fig, path)
 
 
