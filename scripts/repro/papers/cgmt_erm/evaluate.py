@@ -18,6 +18,14 @@ from repro.papers.cgmt_erm.store import fit_key, open_group, read
 HIST_BINS = 80
 
 
+def ridge_moments(X: np.ndarray, theta_star: np.ndarray, sigma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """Exact mean and covariance of ridge when y = X theta* + sigma * noise (fixed X, Gaussian noise)."""
+    n, p = X.shape
+    gram = X.T @ X / n
+    A_inv = np.linalg.inv(gram + lam * np.eye(p))
+    return A_inv @ gram @ theta_star, sigma**2 * A_inv @ gram @ A_inv / n
+
+
 def ridge_check(thetas: np.ndarray, X: np.ndarray, theta_star: np.ndarray, sigma: float, lam: float) -> dict:
     """Monte-Carlo mean and covariance of ridge under label noise against the exact formulas.
 
@@ -25,11 +33,8 @@ def ridge_check(thetas: np.ndarray, X: np.ndarray, theta_star: np.ndarray, sigma
     Cov[theta_hat] = sigma^2 A^{-1} X^T X A^{-1} / n^2. Returns the Mahalanobis statistic of the mean error
     (R d^T C^{-1} d ~ chi2_p) and the covariance error relative to its expected Wishart size.
     """
-    n, p = X.shape
-    gram = X.T @ X / n
-    A_inv = np.linalg.inv(gram + lam * np.eye(p))
-    mean = A_inv @ gram @ theta_star
-    cov = sigma**2 * A_inv @ gram @ A_inv / n
+    mean, cov = ridge_moments(X, theta_star, sigma, lam)
+    p = X.shape[1]
     reps = len(thetas)
     diff = thetas.mean(0) - mean
     mahalanobis = float(reps * diff @ np.linalg.solve(cov, diff))

@@ -29,5 +29,5 @@ def forward(weights: list[torch.Tensor], x: torch.Tensor, masks: list[torch.Tens
 def loss_fn(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Cross-entropy: binary (one logit) or multi-class."""
     if logits.shape[1] == 1:
-        return torch.nn.functional.binary_cross_entropy_with_logits(logits[:, 0], y.float())
+        return torch.nn.functional.binary_cross_entropy_with_logits(logits[:, 0], y.to(logits.dtype))
     return torch.nn.functional.cross_entropy(logits, y)
