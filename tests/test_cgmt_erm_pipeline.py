@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 import yaml
 import zarr
+from conftest import REPO
 
 from repro.io import InputError
+from repro.papers.cgmt_erm import reported
 from repro.papers.cgmt_erm import data, evaluate, train
 from repro.papers.cgmt_erm.store import open_group, read
 
@@ -40,7 +42,8 @@ def test_stages_end_to_end(tiny):
         train.main(SimpleNamespace(input=SimpleNamespace(store=str(out / "designs.zarr")), output=[str(path)],
                                    params=SimpleNamespace(settings=s), wildcards=SimpleNamespace(design=design), threads=1))
         fits.append(str(path))
-    job = SimpleNamespace(input=SimpleNamespace(store=str(out / "designs.zarr"), fits=fits),
+    job = SimpleNamespace(input=SimpleNamespace(store=str(out / "designs.zarr"), fits=fits,
+                                                reported=str(REPO / "resources/cgmt-erm/reported.yaml")),
                           output=SimpleNamespace(metrics=str(out / "m.json"), claims=str(out / "c.json"),
                                                  curves=str(out / "laws.npz")),
                           params=SimpleNamespace(settings=s, scale="smoke"))
@@ -48,6 +51,7 @@ def test_stages_end_to_end(tiny):
     claims = json.loads((out / "c.json").read_text())["claims"]
     assert {c["verdict"] for c in claims} <= {"pass", "fails"}
     assert all(c["ours"] is not None for c in claims)
+    assert all(c["paper_source"] == "https://arxiv.org/abs/2604.03146" and c["paper_value"] is None for c in claims)
     (out / "again").mkdir()
     assert run_data(s, out / "again")["sha256"] == manifest["sha256"]
 
@@ -72,3 +76,10 @@ def test_failed_stage_leaves_no_output(tiny, tmp_path):
     with pytest.raises(InputError):
         train.main(job)
     assert not bad.exists()
+
+
+def test_reported_numbers_file_is_validated(tmp_path):
+    bad = tmp_path / "reported.yaml"
+    bad.write_text("slug: cgmt-erm\n")
+    with pytest.raises(InputError, match="reported.yaml: needs a 'source' and a 'reported' mapping"):
+        reported.load(bad)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import yaml
 import zarr
+from conftest import REPO
 
 from repro.io import InputError
 from repro.papers.pai_graphon import data, evaluate, masks, train
@@ -47,7 +48,8 @@ def test_stages_end_to_end(tiny):
     job = SimpleNamespace(
         input=SimpleNamespace(masks_synthetic=str(out / "masks_synthetic.zarr"), masks_digits=str(out / "masks_digits.zarr"),
                               data_synthetic=str(out / "synthetic.zarr"), data_digits=str(out / "digits.zarr"),
-                              train=str(out / "train.json")),
+                              train=str(out / "train.json"),
+                              reported=str(REPO / "resources/pai-graphon/reported.yaml")),
         output=SimpleNamespace(metrics=str(out / "m.json"), claims=str(out / "c.json"), graphons=str(out / "g.zarr")),
         params=SimpleNamespace(settings=s, scale="smoke"))
     evaluate.main(job)

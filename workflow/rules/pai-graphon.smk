@@ -15,14 +15,14 @@ rule pai_graphon_data:
             for name in PAI_GRAPHON_DATASETS
         },
         manifest="data/pai-graphon/manifest.json",
-    params:
-        entry="repro.papers.pai_graphon.data",
-        settings=PAI_GRAPHON,
-        seed=config["seed"],
     log:
         "logs/pai-graphon/data.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.pai_graphon.data",
+        settings=PAI_GRAPHON,
+        seed=config["seed"],
     script:
         ENTRY
 
@@ -33,20 +33,20 @@ rule pai_graphon_masks:
         code=PAI_GRAPHON_CODE,
     output:
         directory("results/pai-graphon/masks/{dataset}.zarr"),
-    params:
-        entry="repro.papers.pai_graphon.masks",
-        settings=PAI_GRAPHON,
+    log:
+        "logs/pai-graphon/masks/{dataset}.log",
     wildcard_constraints:
         dataset="|".join(PAI_GRAPHON_DATASETS),
+    conda:
+        "../../envs/torch.yaml"
     threads: 1
     resources:
         mem_mb=4000,
         runtime=60,
         gpu=1 if config["scale"] == "full" else 0,
-    log:
-        "logs/pai-graphon/masks/{dataset}.log",
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        entry="repro.papers.pai_graphon.masks",
+        settings=PAI_GRAPHON,
     script:
         ENTRY
 
@@ -57,18 +57,18 @@ rule pai_graphon_train:
         code=PAI_GRAPHON_CODE,
     output:
         "results/pai-graphon/train.json",
-    params:
-        entry="repro.papers.pai_graphon.train",
-        settings=PAI_GRAPHON,
+    log:
+        "logs/pai-graphon/train.log",
+    conda:
+        "../../envs/torch.yaml"
     threads: 1
     resources:
         mem_mb=4000,
         runtime=60,
         gpu=1 if config["scale"] == "full" else 0,
-    log:
-        "logs/pai-graphon/train.log",
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        entry="repro.papers.pai_graphon.train",
+        settings=PAI_GRAPHON,
     script:
         ENTRY
 
@@ -80,21 +80,22 @@ rule pai_graphon_evaluate:
         data_synthetic="data/pai-graphon/synthetic.zarr",
         data_digits="data/pai-graphon/digits.zarr",
         train="results/pai-graphon/train.json",
+        reported=repo_file("resources/pai-graphon/reported.yaml"),
         code=PAI_GRAPHON_CODE,
     output:
         metrics="results/pai-graphon/metrics.json",
         claims="results/pai-graphon/claims.json",
         graphons=directory("results/pai-graphon/graphons.zarr"),
-    params:
-        entry="repro.papers.pai_graphon.evaluate",
-        settings=PAI_GRAPHON,
-        scale=config["scale"],
-    resources:
-        mem_mb=4000,
     log:
         "logs/pai-graphon/evaluate.log",
     conda:
         "../../envs/core.yaml"
+    resources:
+        mem_mb=4000,
+    params:
+        entry="repro.papers.pai_graphon.evaluate",
+        settings=PAI_GRAPHON,
+        scale=config["scale"],
     script:
         ENTRY
 
@@ -113,13 +114,13 @@ rule pai_graphon_figures:
             )
             for name in PAI_GRAPHON_FIGURES
         },
-    params:
-        entry="repro.papers.pai_graphon.figures",
-        settings=PAI_GRAPHON,
     log:
         "logs/pai-graphon/figures.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.pai_graphon.figures",
+        settings=PAI_GRAPHON,
     script:
         ENTRY
 

@@ -52,6 +52,8 @@ def test_error_curves(metrics: dict, s: dict, path: str) -> None:
             pred = "test_error_fixed_point" if design == "mixture" else "test_error_convolution"
             ax.plot(ratios, [r[pred] for r in recs], "-", color=color, lw=1, label=f"{loss} (predicted)")
         ax.set_xscale("log")
+        ax.set_xticks(s["ratios"], [f"{r:g}" for r in s["ratios"]])
+        ax.minorticks_off()
         ax.set_title(design)
         ax.set_xlabel("n / p")
     axes[0, 0].set_ylabel("test error")
