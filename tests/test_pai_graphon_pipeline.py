@@ -42,9 +42,9 @@ def test_stages_end_to_end(tiny):
     s, out = tiny
     for name in ("synthetic", "digits"):
         masks.main(SimpleNamespace(input=SimpleNamespace(data=str(out / f"{name}.zarr")),
-                                   output=[str(out / f"masks_{name}.zarr")], params=SimpleNamespace(settings=s)))
+                                   output=[str(out / f"masks_{name}.zarr")], params=SimpleNamespace(settings=s, device="cpu")))
     train.main(SimpleNamespace(input=SimpleNamespace(data=str(out / "synthetic.zarr")), output=[str(out / "train.json")],
-                               params=SimpleNamespace(settings=s)))
+                               params=SimpleNamespace(settings=s, device="cpu")))
     job = SimpleNamespace(
         input=SimpleNamespace(masks_synthetic=str(out / "masks_synthetic.zarr"), masks_digits=str(out / "masks_digits.zarr"),
                               data_synthetic=str(out / "synthetic.zarr"), data_digits=str(out / "digits.zarr"),

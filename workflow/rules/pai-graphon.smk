@@ -47,6 +47,7 @@ rule pai_graphon_masks:
     params:
         entry="repro.papers.pai_graphon.masks",
         settings=PAI_GRAPHON,
+        device=config["device"],
     script:
         ENTRY
 
@@ -69,6 +70,7 @@ rule pai_graphon_train:
     params:
         entry="repro.papers.pai_graphon.train",
         settings=PAI_GRAPHON,
+        device=config["device"],
     script:
         ENTRY
 

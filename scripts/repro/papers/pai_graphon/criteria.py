@@ -5,7 +5,8 @@
 - snip: |w * dL/dw| on one scoring batch (Lee et al. 2019);
 - grasp: S = -w * (H g) with g = dL/dw, H the Hessian, on the same batch (Wang et al. 2020), where the
   weights with the *highest* S are removed, i.e. the lowest are kept.
-Every criterion keeps round(density * size) weights of each layer (layer-wise thresholding).
+Every criterion keeps round(density * size) weights of each layer (layer-wise thresholding). Random scores
+come from a CPU generator, so Random masks do not depend on the device.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def scores(criterion: str, weights: list[torch.Tensor], x: torch.Tensor, y: torc
            generator: torch.Generator) -> list[torch.Tensor]:
     """Saliency of every weight, oriented so that larger means 'keep'."""
     if criterion == "random":
-        return [torch.rand(w.shape, generator=generator) for w in weights]
+        return [torch.rand(w.shape, generator=generator).to(w.device) for w in weights]
     if criterion == "magnitude":
         return [w.abs() for w in weights]
     params = [w.detach().clone().requires_grad_(True) for w in weights]
@@ -42,7 +43,7 @@ def layer_masks(layer_scores: list[torch.Tensor], density: float) -> list[torch.
     masks = []
     for s in layer_scores:
         k = max(1, int(round(density * s.numel())))
-        keep = torch.zeros(s.numel(), dtype=torch.bool)
+        keep = torch.zeros(s.numel(), dtype=torch.bool, device=s.device)
         keep[torch.topk(s.flatten(), k).indices] = True
         masks.append(keep.view(s.shape))
     return masks

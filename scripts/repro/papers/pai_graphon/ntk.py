@@ -42,5 +42,5 @@ def alignment(K: torch.Tensor, y: torch.Tensor) -> float:
 def center(K: torch.Tensor) -> torch.Tensor:
     """H K H with H = I - 11^T/n: removes the constant component that dominates |K|_F for ReLU networks."""
     n = K.shape[0]
-    H = torch.eye(n, dtype=K.dtype) - 1.0 / n
+    H = torch.eye(n, dtype=K.dtype, device=K.device) - 1.0 / n
     return H @ K @ H

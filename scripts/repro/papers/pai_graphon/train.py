@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from repro.device import pick_device
 from repro.io import write_json
 from repro.papers.pai_graphon import criteria, model, ntk
 from repro.papers.pai_graphon.masks import scoring_batch
@@ -26,7 +27,7 @@ def train_masked(weights, masks, X, y, steps: int, batch: int, lr: float, seed: 
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     gen = torch.Generator().manual_seed(seed)
     for step in range(1, steps + 1):
-        idx = torch.randint(len(X), (batch,), generator=gen)
+        idx = torch.randint(len(X), (batch,), generator=gen).to(X.device)
         grads = torch.autograd.grad(model.loss_fn(model.forward(params, X[idx], masks), y[idx]), params)
         with torch.no_grad():
             for p, g, m1, m2 in zip(params, grads, first, second):
@@ -47,17 +48,18 @@ def main(job) -> None:
     s = job.params.settings
     cfg = s["ntk"]
     data = read_dataset(job.input.data)
+    device = pick_device(job.params.device)
     test = np.flatnonzero(data["split"] == 1)
     train = np.flatnonzero(data["split"] == 0)
-    X_tr, y_tr = torch.from_numpy(data["X"][train]), torch.from_numpy(data["y"][train])
-    X_te, y_te = torch.from_numpy(data["X"][test]), torch.from_numpy(data["y"][test])
+    X_tr, y_tr, X_te, y_te = (torch.from_numpy(a).to(device) for a in
+                              (data["X"][train], data["y"][train], data["X"][test], data["y"][test]))
     x_k, y_k = X_te[: cfg["points"]], 2 * y_te[: cfg["points"]] - 1
     runs = [("dense", 1.0)] + [(c, d) for c in s["criteria"] for d in cfg["densities"]]
     records = []
     for seed in s["seeds"]:
         idx = scoring_batch(data, s["batch_size"], seed)
-        xb, yb = torch.from_numpy(data["X"][idx]), torch.from_numpy(data["y"][idx])
-        weights = model.init_weights(64, cfg["width"], 1, seed)
+        xb, yb = X_tr.new_tensor(data["X"][idx]), y_tr.new_tensor(data["y"][idx])
+        weights = [w.to(device) for w in model.init_weights(64, cfg["width"], 1, seed)]
         for criterion, density in runs:
             if criterion == "dense":
                 masks = [torch.ones_like(w, dtype=torch.bool) for w in weights]
