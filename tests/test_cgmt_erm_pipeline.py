@@ -13,7 +13,7 @@ from conftest import REPO
 from repro.io import InputError
 from repro.papers.cgmt_erm import reported
 from repro.papers.cgmt_erm import data, evaluate, train
-from repro.papers.cgmt_erm.store import open_group, read
+from repro.papers.cgmt_erm.store import open_group, read, train_arrays
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +62,8 @@ def test_missing_variable_names_store_and_variable(tmp_path):
     group.create_array("X_test", data=np.zeros((3, 2)))
     with pytest.raises(InputError, match="bad.zarr.*lacks variable 'X_train'"):
         read(open_group(tmp_path / "bad.zarr", "mixture/p20"), "X_train", tmp_path / "bad.zarr")
+    with pytest.raises(InputError, match="lacks variable 'X_train'"):
+        train_arrays(open_group(tmp_path / "bad.zarr", "mixture/p20"), tmp_path / "bad.zarr")
     with pytest.raises(InputError, match="has no group 'iid_t/p20'"):
         open_group(tmp_path / "bad.zarr", "iid_t/p20")
     with pytest.raises(InputError, match="missing.zarr"):

@@ -37,7 +37,7 @@ rule cgmt_erm_train:
         design="|".join(CGMT_ERM["designs"]),
     conda:
         "../../envs/core.yaml"
-    threads: 1
+    threads: 4 if config["scale"] == "full" else 1
     resources:
         mem_mb=4000,
         runtime=120,

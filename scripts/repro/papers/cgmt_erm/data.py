@@ -34,21 +34,26 @@ def write_design(group: zarr.Group, design: str, p: int, settings: dict, seed: i
     params_seq, test_seq, *train_seqs = design_seed(seed, design, p).spawn(2 + settings["reps"])
     params = designs.make_params(design, p, np.random.default_rng(params_seq), settings)
     n_max = math.ceil(max(settings["ratios"]) * p)
-    X = np.empty((settings["reps"], n_max, p), np.float32)
-    Y = np.empty((settings["reps"], n_max), np.int8)
-    for r, seq in enumerate(train_seqs):
-        X[r], Y[r] = designs.sample(params, n_max, np.random.default_rng(seq))
+    reps = settings["reps"]
+    X = group.create_array("X_train", shape=(reps, n_max, p), chunks=(1, n_max, p), dtype=np.float32)
+    Y = group.create_array("y_train", shape=(reps, n_max), chunks=(1, n_max), dtype=np.int8)
+    digest = {"X_train": hashlib.sha256(), "y_train": hashlib.sha256()}
+    for r, seq in enumerate(train_seqs):  # one training set in memory at a time (GBs at full scale)
+        x, y = designs.sample(params, n_max, np.random.default_rng(seq))
+        X[r], Y[r] = x.astype(np.float32), y.astype(np.int8)
+        digest["X_train"].update(x.astype(np.float32).tobytes())
+        digest["y_train"].update(y.astype(np.int8).tobytes())
     X_test, y_test = designs.sample(params, settings["n_test"], np.random.default_rng(test_seq))
     arrays = {
-        "X_train": X, "y_train": Y, "X_test": X_test.astype(np.float32), "y_test": y_test.astype(np.int8),
+        "X_test": X_test.astype(np.float32), "y_test": y_test.astype(np.int8),
         **{f: getattr(params, f) for f in FIXED_FIELDS if getattr(params, f) is not None},
     }
     for name, arr in arrays.items():
-        chunks = (1, *arr.shape[1:]) if name in ("X_train", "y_train") else arr.shape
-        group.create_array(name, data=arr, chunks=chunks)
+        group.create_array(name, data=arr)
     group.attrs.update({"design": design, "p": p, "n_max": n_max, "label_noise": params.label_noise,
                         "spike_strength": params.spike_strength, "t_dof": params.t_dof})
-    return {name: hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest() for name, arr in arrays.items()}
+    checksums = {name: h.hexdigest() for name, h in digest.items()}
+    return checksums | {name: hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest() for name, arr in arrays.items()}
 
 
 def main(job) -> None:

@@ -14,14 +14,16 @@ import numpy as np
 import zarr
 from threadpoolctl import threadpool_limits
 
-from repro.io import atomic_path
+from repro.io import InputError, atomic_path
 from repro.papers.cgmt_erm import erm, losses
-from repro.papers.cgmt_erm.store import fit_key, open_group, read
+from repro.papers.cgmt_erm.store import fit_key, open_group, read, train_arrays
 
 
-def fit_all(X: np.ndarray, Y: np.ndarray, n: int, loss: str, lam: float, **kw) -> np.ndarray:
-    """One fit per training set on its first n samples; returns (rep, feature)."""
-    return np.stack([erm.fit(X[r, :n].astype(float), Y[r, :n].astype(float), loss, lam, **kw) for r in range(len(X))])
+def fit_all(X, Y, n: int, loss: str, lam: float, **kw) -> np.ndarray:
+    """One fit per training set on its first n samples; returns (rep, feature). X, Y may be zarr arrays
+    (read one training set at a time)."""
+    return np.stack([erm.fit(np.asarray(X[r, :n], float), np.asarray(Y[r, :n], float), loss, lam, **kw)
+                     for r in range(X.shape[0])])
 
 
 def main(job) -> None:
@@ -30,7 +32,9 @@ def main(job) -> None:
         out = zarr.open_group(tmp, mode="w")
         for p in s["p"]:
             group = open_group(data, f"{design}/p{p}")
-            X, Y = read(group, "X_train", data), read(group, "y_train", data)
+            X, Y = train_arrays(group, data)
+            if X.shape[1] < max(math.ceil(ratio * p) for ratio in s["ratios"]):
+                raise InputError(data, f"{design}/p{p} holds {X.shape[1]} samples per training set, fewer than the ratios need")
             target = out.require_group(f"p{p}")
             for loss in s["losses"]:
                 for ratio in s["ratios"]:
