@@ -85,3 +85,16 @@ def test_reported_numbers_file_is_validated(tmp_path):
     bad.write_text("slug: cgmt-erm\n")
     with pytest.raises(InputError, match="reported.yaml: needs a 'source' and a 'reported' mapping"):
         reported.load(bad)
+
+
+@pytest.mark.parametrize("config_file", ["config/config.yaml", "config/full.yaml"])
+def test_config_section_validates_and_typos_are_named(repo, config_file):
+    from repro.config import ConfigError, validate_config
+
+    section = yaml.safe_load((repo / config_file).read_text())["papers"]["cgmt-erm"]
+    config = {"scale": "smoke", "seed": 0, "device": "cpu", "papers": {"cgmt-erm": section}, "data": {}}
+    schema = repo / "workflow/schemas/config.schema.yaml"
+    validate_config(config, schema)
+    config["papers"]["cgmt-erm"] = {**section, "sedds": [0]}
+    with pytest.raises(ConfigError, match="papers.cgmt-erm"):
+        validate_config(config, schema)

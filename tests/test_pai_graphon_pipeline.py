@@ -74,3 +74,16 @@ def test_dataset_inconsistent_shapes(tmp_path):
     root.create_array("split", data=np.zeros(4, np.uint8))
     with pytest.raises(InputError, match="inconsistent shapes"):
         read_dataset(tmp_path / "bad.zarr")
+
+
+@pytest.mark.parametrize("config_file", ["config/config.yaml", "config/full.yaml"])
+def test_config_section_validates_and_typos_are_named(repo, config_file):
+    from repro.config import ConfigError, validate_config
+
+    section = yaml.safe_load((repo / config_file).read_text())["papers"]["pai-graphon"]
+    config = {"scale": "smoke", "seed": 0, "device": "cpu", "papers": {"pai-graphon": section}, "data": {}}
+    schema = repo / "workflow/schemas/config.schema.yaml"
+    validate_config(config, schema)
+    config["papers"]["pai-graphon"] = {**section, "sedds": [0]}
+    with pytest.raises(ConfigError, match="papers.pai-graphon"):
+        validate_config(config, schema)
