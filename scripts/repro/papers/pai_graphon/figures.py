@@ -30,7 +30,7 @@ def heatmaps(ds: xr.Dataset, path: str) -> None:
 
 
 def distances(metrics: dict, s: dict, path: str) -> None:
-    fig, axes = plotting.subplots(1, 2, width=3.2, height=2.7)
+    fig, axes = plotting.subplots(1, 2, width=3.6, height=2.7, layout="constrained")
     for ax, name in zip(axes[0], ("synthetic", "digits")):
         for c in s["criteria"]:
             conv = metrics[name][c]["convergence"]
@@ -38,6 +38,8 @@ def distances(metrics: dict, s: dict, path: str) -> None:
         ref = np.array(conv["widths"], float)
         ax.loglog(ref, 0.5 * metrics[name]["random"]["convergence"]["graphon_distance"][0] * (ref / ref[0]) ** -0.5,
                   "k:", lw=1, label=r"$n^{-1/2}$")
+        ax.set_xticks(conv["widths"], [str(w) for w in conv["widths"]])
+        ax.minorticks_off()
         ax.set_title(name)
         ax.set_xlabel("width n")
         ax.set_ylabel(r"$\|W_n - W_{2n}\|_2$")
@@ -69,7 +71,7 @@ def profiles(ds: xr.Dataset, path: str) -> None:
 
 def alignment(metrics: dict, s: dict, path: str) -> None:
     records = metrics["train"]["records"]
-    fig, axes = plotting.subplots(1, 2, width=3.2, height=2.6)
+    fig, axes = plotting.subplots(1, 2, width=3.4, height=2.6, layout="constrained")
     for key, ax in zip(("alignment", "test_accuracy"), axes[0]):
         for c in s["criteria"]:
             dens = sorted({r["density"] for r in records if r["criterion"] == c})
@@ -78,6 +80,8 @@ def alignment(metrics: dict, s: dict, path: str) -> None:
         dense = [r[key] for r in records if r["criterion"] == "dense"]
         ax.axhline(np.mean(dense), color="k", ls=":", lw=1, label="dense")
         ax.set_xscale("log")
+        ax.set_xticks(s["ntk"]["densities"], [f"{d:g}" for d in s["ntk"]["densities"]])
+        ax.minorticks_off()
         ax.set_xlabel("density")
         ax.set_ylabel("NTK-target alignment" if key == "alignment" else "test accuracy")
     axes[0, 0].legend(fontsize=6)
