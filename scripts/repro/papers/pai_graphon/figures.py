@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import xarray as xr
+from matplotlib.ticker import NullLocator
 
 from repro import plotting
 from repro.io import read_json
@@ -39,7 +40,7 @@ def distances(metrics: dict, s: dict, path: str) -> None:
         ax.loglog(ref, 0.5 * metrics[name]["random"]["convergence"]["graphon_distance"][0] * (ref / ref[0]) ** -0.5,
                   "k:", lw=1, label=r"$n^{-1/2}$")
         ax.set_xticks(conv["widths"], [str(w) for w in conv["widths"]])
-        ax.minorticks_off()
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_title(name)
         ax.set_xlabel("width n")
         ax.set_ylabel(r"$\|W_n - W_{2n}\|_2$")
