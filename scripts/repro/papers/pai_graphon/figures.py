@@ -1,0 +1,99 @@
+"""Rule entry ``pai_graphon_figures``: (F1) graphon heatmaps per criterion and width, (F2) distance between
+consecutive widths, (F3) per-input keep fraction (synthetic coordinates; digits as an 8x8 image),
+(F4) NTK alignment and test accuracy against density."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+from matplotlib.ticker import NullLocator
+
+from repro import plotting
+from repro.io import read_json
+
+
+def heatmaps(ds: xr.Dataset, path: str) -> None:
+    g = ds["sorted_graphon"].sel(dataset="synthetic")
+    crit, widths = list(g.criterion.values), list(g.width.values)
+    fig, axes = plotting.subplots(len(crit), len(widths), width=1.7, height=1.7, layout="constrained")
+    vmax = float(g.max())
+    for i, c in enumerate(crit):
+        for j, w in enumerate(widths):
+            ax = axes[i, j]
+            im = ax.imshow(g.sel(criterion=c, width=w).values, vmin=0, vmax=vmax, cmap="viridis", origin="upper")
+            ax.set_xticks([]), ax.set_yticks([]), ax.grid(False)
+            if i == 0:
+                ax.set_title(f"width {w}")
+            if j == 0:
+                ax.set_ylabel(c)
+    fig.colorbar(im, ax=axes, shrink=0.6, label="keep probability")
+    plotting.save(fig, path)
+
+
+def distances(metrics: dict, s: dict, path: str) -> None:
+    fig, axes = plotting.subplots(1, 2, width=3.6, height=2.7, layout="constrained")
+    for ax, name in zip(axes[0], ("synthetic", "digits")):
+        for c in s["criteria"]:
+            conv = metrics[name][c]["convergence"]
+            ax.loglog(conv["widths"], conv["graphon_distance"], "o-", label=f"{c} (slope {conv['slope']:.2f})")
+        ref = np.array(conv["widths"], float)
+        ax.loglog(ref, 0.5 * metrics[name]["random"]["convergence"]["graphon_distance"][0] * (ref / ref[0]) ** -0.5,
+                  "k:", lw=1, label=r"$n^{-1/2}$")
+        ax.set_xticks(conv["widths"], [str(w) for w in conv["widths"]])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_title(name)
+        ax.set_xlabel("width n")
+        ax.set_ylabel(r"$\|W_n - W_{2n}\|_2$")
+        ax.legend(fontsize=6)
+    plotting.save(fig, path)
+
+
+def profiles(ds: xr.Dataset, path: str) -> None:
+    crit = list(ds.criterion.values)
+    top = int(ds.width.max())
+    fig, axes = plotting.subplots(1, 1 + len(crit), width=2.6, height=2.5, layout="constrained")
+    syn = ds["profile"].sel(dataset="synthetic", width=top)
+    for c in crit:
+        axes[0, 0].plot(syn.input.values, syn.sel(criterion=c).values, ".-", ms=3, lw=0.8, label=c)
+    for i in ds.attrs["informative_idx"]:
+        axes[0, 0].axvspan(i - 0.5, i + 0.5, color="0.85", zorder=0)
+    axes[0, 0].axhline(ds.attrs["density"], color="k", ls=":", lw=1)
+    axes[0, 0].set_xlabel("input coordinate (grey: informative)")
+    axes[0, 0].set_ylabel(f"kept fraction (width {top})")
+    axes[0, 0].legend(fontsize=6)
+    dig = ds["profile"].sel(dataset="digits", width=top)
+    for ax, c in zip(axes[0, 1:], crit):
+        im = ax.imshow(dig.sel(criterion=c).values.reshape(8, 8), vmin=0, vmax=float(dig.max()), cmap="magma")
+        ax.set_title(f"digits: {c}")
+        ax.set_xticks([]), ax.set_yticks([]), ax.grid(False)
+    fig.colorbar(im, ax=axes[0, 1:], shrink=0.7, label="kept fraction per pixel")
+    plotting.save(fig, path)
+
+
+def alignment(metrics: dict, s: dict, path: str) -> None:
+    records = metrics["train"]["records"]
+    fig, axes = plotting.subplots(1, 2, width=3.4, height=2.6, layout="constrained")
+    for key, ax in zip(("alignment", "test_accuracy"), axes[0]):
+        for c in s["criteria"]:
+            dens = sorted({r["density"] for r in records if r["criterion"] == c})
+            vals = [[r[key] for r in records if r["criterion"] == c and r["density"] == d] for d in dens]
+            ax.errorbar(dens, [np.mean(v) for v in vals], yerr=[np.std(v) for v in vals], fmt="o-", ms=3, label=c)
+        dense = [r[key] for r in records if r["criterion"] == "dense"]
+        ax.axhline(np.mean(dense), color="k", ls=":", lw=1, label="dense")
+        ax.set_xscale("log")
+        ax.set_xticks(s["ntk"]["densities"], [f"{d:g}" for d in s["ntk"]["densities"]])
+        ax.minorticks_off()
+        ax.set_xlabel("density")
+        ax.set_ylabel("NTK-target alignment" if key == "alignment" else "test accuracy")
+    axes[0, 0].legend(fontsize=6)
+    plotting.save(fig, path)
+
+
+def main(job) -> None:
+    s = job.params.settings
+    metrics = read_json(job.input.metrics)
+    ds = xr.open_zarr(job.input.graphons).load()
+    heatmaps(ds, job.output.graphons)
+    distances(metrics, s, job.output.convergence)
+    profiles(ds, job.output.degree_profiles)
+    alignment(metrics, s, job.output.alignment)
