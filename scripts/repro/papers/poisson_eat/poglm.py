@@ -11,6 +11,7 @@ relabelling of the hidden neurons). The 'observed_only' baseline fits a GLM to t
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import torch
@@ -69,9 +70,10 @@ def fit(sim: dict[str, np.ndarray], method: str, tau: float, seed: int, cfg: dic
     kernel = torch.tensor(sim["kernel"], dtype=torch.float64)
     n_hidden = sim["spikes"].shape[1] - n_obs
     n = n_obs + n_hidden
+    log_mean = math.log(float(observed.mean()))
     weights = torch.zeros(n, n, dtype=torch.float64, requires_grad=True)
-    bias = torch.full((n,), float(np.log(observed.mean())), dtype=torch.float64, requires_grad=True)
-    q_log_rate = torch.full((observed.shape[0], n_hidden), float(np.log(observed.mean())), dtype=torch.float64,
+    bias = torch.full((n,), log_mean, dtype=torch.float64, requires_grad=True)
+    q_log_rate = torch.full((observed.shape[0], n_hidden), log_mean, dtype=torch.float64,
                             requires_grad=True)
     opt = torch.optim.Adam([weights, bias, q_log_rate], lr=cfg["lr"])
 

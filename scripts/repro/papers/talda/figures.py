@@ -33,7 +33,7 @@ def convergence_figure(ds: xr.Dataset, path: str) -> None:
             for algorithm in ds.algorithm.values:
                 run = ds.sel(algorithm=algorithm, steps=steps).isel(instance=i)
                 ax.semilogy(run.calls.values, run.error.values, label=LABELS[str(algorithm)])
-            ax.set(title=f"{title} ({steps} steps)", xlabel="oracle calls", ylabel="||z - z*||^2")
+            ax.set(title=f"{title}\n{steps} steps", xlabel="oracle calls", ylabel="||z - z*||^2")
     axes[0][0].legend()
     save(fig, path)
 
