@@ -11,10 +11,10 @@ POISSON_EAT_RUNS = expand(
     "results/poisson-eat/runs/{method}.json", method=POISSON_EAT["methods"]
 )
 POISSON_EAT_FIGURES = ["moments", "wasserstein", "gradients", "vae", "poglm"]
-
-
-def poisson_eat_resources(stage, key, default):
-    return POISSON_EAT.get("resources", {}).get(stage, {}).get(key, default)
+POISSON_EAT_RES = {
+    stage: POISSON_EAT.get("resources", {}).get(stage, {})
+    for stage in ("relaxations", "train")
+}
 
 
 rule poisson_eat_data:
@@ -22,13 +22,13 @@ rule poisson_eat_data:
         code=POISSON_EAT_CODE,
     output:
         **POISSON_EAT_DATA,
-    params:
-        entry="repro.papers.poisson_eat.data",
-        settings=POISSON_EAT,
     log:
         "logs/poisson-eat/data.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.poisson_eat.data",
+        settings=POISSON_EAT,
     script:
         ENTRY
 
@@ -39,19 +39,19 @@ rule poisson_eat_relaxations:
     output:
         fidelity="results/poisson-eat/fidelity.json",
         gradients="results/poisson-eat/gradients.json",
-    params:
-        entry="repro.papers.poisson_eat.relaxation_analysis",
-        settings=POISSON_EAT,
-        seed=config["seed"],
-    threads: poisson_eat_resources("relaxations", "threads", 1)
-    resources:
-        mem_mb=poisson_eat_resources("relaxations", "mem_mb", 2000),
-        runtime=poisson_eat_resources("relaxations", "runtime", 30),
-        gpu=poisson_eat_resources("relaxations", "gpu", 0),
     log:
         "logs/poisson-eat/relaxations.log",
     conda:
         "../../envs/torch.yaml"
+    threads: POISSON_EAT_RES["relaxations"].get("threads", 1)
+    resources:
+        mem_mb=POISSON_EAT_RES["relaxations"].get("mem_mb", 2000),
+        runtime=POISSON_EAT_RES["relaxations"].get("runtime", 30),
+        gpu=POISSON_EAT_RES["relaxations"].get("gpu", 0),
+    params:
+        entry="repro.papers.poisson_eat.relaxation_analysis",
+        settings=POISSON_EAT,
+        seed=config["seed"],
     script:
         ENTRY
 
@@ -63,20 +63,21 @@ rule poisson_eat_train:
         code=POISSON_EAT_CODE,
     output:
         "results/poisson-eat/runs/{method}.json",
+    log:
+        "logs/poisson-eat/train/{method}.log",
+    wildcard_constraints:
+        method="eat_sigmoid|eat_cubic|eat_linear|eat_cosine|gsm",
+    conda:
+        "../../envs/torch.yaml"
+    threads: POISSON_EAT_RES["train"].get("threads", 1)
+    resources:
+        mem_mb=POISSON_EAT_RES["train"].get("mem_mb", 2000),
+        runtime=POISSON_EAT_RES["train"].get("runtime", 60),
+        gpu=POISSON_EAT_RES["train"].get("gpu", 0),
     params:
         entry="repro.papers.poisson_eat.train",
         settings=POISSON_EAT,
-    wildcard_constraints:
-        method="eat_sigmoid|eat_cubic|eat_linear|eat_cosine|gsm",
-    threads: poisson_eat_resources("train", "threads", 1)
-    resources:
-        mem_mb=poisson_eat_resources("train", "mem_mb", 2000),
-        runtime=poisson_eat_resources("train", "runtime", 60),
-        gpu=poisson_eat_resources("train", "gpu", 0),
-    log:
-        "logs/poisson-eat/train/{method}.log",
-    conda:
-        "../../envs/torch.yaml"
+        device=config["device"],
     script:
         ENTRY
 
@@ -87,12 +88,12 @@ rule poisson_eat_baseline:
         code=POISSON_EAT_CODE,
     output:
         "results/poisson-eat/runs/baseline_observed_glm.json",
-    params:
-        entry="repro.papers.poisson_eat.glm_baseline",
     log:
         "logs/poisson-eat/baseline.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.poisson_eat.glm_baseline",
     script:
         ENTRY
 
@@ -109,14 +110,14 @@ rule poisson_eat_evaluate:
     output:
         metrics="results/poisson-eat/metrics.json",
         claims="results/poisson-eat/claims.json",
-    params:
-        entry="repro.papers.poisson_eat.evaluate",
-        settings=POISSON_EAT,
-        scale=config["scale"],
     log:
         "logs/poisson-eat/evaluate.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.poisson_eat.evaluate",
+        settings=POISSON_EAT,
+        scale=config["scale"],
     script:
         ENTRY
 
@@ -138,12 +139,12 @@ rule poisson_eat_figures:
             )
             for name in POISSON_EAT_FIGURES
         },
-    params:
-        entry="repro.papers.poisson_eat.figures",
     log:
         "logs/poisson-eat/figures.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.poisson_eat.figures",
     script:
         ENTRY
 

@@ -16,13 +16,13 @@ rule talda_data:
         code=TALDA_CODE,
     output:
         **TALDA_DATA,
-    params:
-        entry="repro.papers.talda.data",
-        settings=TALDA,
     log:
         "logs/talda/data.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.talda.data",
+        settings=TALDA,
     script:
         ENTRY
 
@@ -35,17 +35,17 @@ rule talda_train:
         code=TALDA_CODE,
     output:
         directory("results/talda/runs.zarr"),
-    params:
-        entry="repro.papers.talda.optimize",
-        settings=TALDA,
-    threads: 1
-    resources:
-        mem_mb=TALDA.get("resources", {}).get("train", {}).get("mem_mb", 2000),
-        runtime=TALDA.get("resources", {}).get("train", {}).get("runtime", 30),
     log:
         "logs/talda/train.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=TALDA.get("resources", {}).get("train", {}).get("mem_mb", 2000),
+        runtime=TALDA.get("resources", {}).get("train", {}).get("runtime", 30),
+    params:
+        entry="repro.papers.talda.optimize",
+        settings=TALDA,
     script:
         ENTRY
 
@@ -59,14 +59,14 @@ rule talda_evaluate:
     output:
         metrics="results/talda/metrics.json",
         claims="results/talda/claims.json",
-    params:
-        entry="repro.papers.talda.evaluate",
-        settings=TALDA,
-        scale=config["scale"],
     log:
         "logs/talda/evaluate.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.talda.evaluate",
+        settings=TALDA,
+        scale=config["scale"],
     script:
         ENTRY
 
@@ -85,12 +85,12 @@ rule talda_figures:
             )
             for name in TALDA_FIGURES
         },
-    params:
-        entry="repro.papers.talda.figures",
     log:
         "logs/talda/figures.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.talda.figures",
     script:
         ENTRY
 

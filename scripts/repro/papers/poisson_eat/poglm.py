@@ -39,7 +39,7 @@ def poisson_log_lik(counts: torch.Tensor, log_rate: torch.Tensor) -> torch.Tenso
 
 def poisson_entropy(rate: torch.Tensor) -> torch.Tensor:
     """Summed entropy of independent Poisson laws, by summation over {0..ENTROPY_SUPPORT} (rates kept small)."""
-    k = torch.arange(ENTROPY_SUPPORT + 1, dtype=rate.dtype)
+    k = torch.arange(ENTROPY_SUPPORT + 1, dtype=rate.dtype, device=rate.device)
     log_p = k * torch.log(rate.unsqueeze(-1)) - rate.unsqueeze(-1) - torch.lgamma(k + 1.0)
     return -(log_p.exp() * log_p).sum()
 
@@ -62,18 +62,18 @@ def best_relabelled_correlation(true: np.ndarray, fitted: np.ndarray, n_observed
     return float(best)
 
 
-def fit(sim: dict[str, np.ndarray], method: str, tau: float, seed: int, cfg: dict) -> dict:
-    """Fit one POGLM; returns ELBO curve, exact-draw ELBO, coupling correlations and fitted weights."""
+def fit(sim: dict[str, np.ndarray], method: str, tau: float, seed: int, cfg: dict, device: str = "cpu") -> dict:
+    """Fit one POGLM on ``device``; returns ELBO curve, exact-draw ELBO, coupling correlations and fitted weights."""
     seed_everything(seed)
     n_obs = int(sim["n_observed"])
-    observed = torch.tensor(sim["spikes"][:, :n_obs], dtype=torch.float64)
-    kernel = torch.tensor(sim["kernel"], dtype=torch.float64)
+    observed = torch.tensor(sim["spikes"][:, :n_obs], dtype=torch.float64, device=device)
+    kernel = torch.tensor(sim["kernel"], dtype=torch.float64, device=device)
     n_hidden = sim["spikes"].shape[1] - n_obs
     n = n_obs + n_hidden
     log_mean = math.log(float(observed.mean()))
-    weights = torch.zeros(n, n, dtype=torch.float64, requires_grad=True)
-    bias = torch.full((n,), log_mean, dtype=torch.float64, requires_grad=True)
-    q_log_rate = torch.full((observed.shape[0], n_hidden), log_mean, dtype=torch.float64,
+    weights = torch.zeros(n, n, dtype=torch.float64, device=device, requires_grad=True)
+    bias = torch.full((n,), log_mean, dtype=torch.float64, device=device, requires_grad=True)
+    q_log_rate = torch.full((observed.shape[0], n_hidden), log_mean, dtype=torch.float64, device=device,
                             requires_grad=True)
     opt = torch.optim.Adam([weights, bias, q_log_rate], lr=cfg["lr"])
 
@@ -94,7 +94,7 @@ def fit(sim: dict[str, np.ndarray], method: str, tau: float, seed: int, cfg: dic
     with torch.no_grad():
         rate_q = q_log_rate.clamp(-6.0, 1.5).exp()
         exact = float(np.mean([elbo(torch.poisson(rate_q)).item() for _ in range(cfg["eval_draws"])]))
-    fitted = weights.detach().numpy()
+    fitted = weights.detach().cpu().numpy()
     true = sim["weights"]
     obs_corr = float(np.corrcoef(true[:n_obs, :n_obs].ravel(), fitted[:n_obs, :n_obs].ravel())[0, 1])
     return {"tau": tau, "seed": seed, "elbo_curve": curve, "exact_elbo": exact, "corr_observed": obs_corr,

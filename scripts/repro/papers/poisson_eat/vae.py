@@ -55,17 +55,20 @@ def load_digits_npz(path: str) -> tuple[torch.Tensor, torch.Tensor]:
 def exact_test_elbo(model: PoissonVAE, x: torch.Tensor, draws: int) -> float:
     """Mean ELBO per image with exact Poisson latents."""
     post, prior = model.rates(x)
-    return float(np.mean([-model.negative_elbo(x, torch.poisson(post), post, prior).mean() for _ in range(draws)]))
+    return float(np.mean([-model.negative_elbo(x, torch.poisson(post), post, prior).mean().item() for _ in range(draws)]))
 
 
-def train_one(train: torch.Tensor, test: torch.Tensor, method: str, tau: float, seed: int, cfg: dict) -> dict:
-    """Train one P-VAE; return its per-epoch relaxed training loss and the exact test ELBO."""
+def train_one(
+    train: torch.Tensor, test: torch.Tensor, method: str, tau: float, seed: int, cfg: dict, device: str = "cpu"
+) -> dict:
+    """Train one P-VAE on ``device``; return its per-epoch relaxed training loss and the exact test ELBO."""
     seed_everything(seed)
-    model = PoissonVAE(train.shape[1], cfg["n_latent"], cfg["hidden"])
+    train, test = train.to(device), test.to(device)
+    model = PoissonVAE(train.shape[1], cfg["n_latent"], cfg["hidden"]).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
     curve = []
     for _ in range(cfg["epochs"]):
-        perm = torch.randperm(len(train))
+        perm = torch.randperm(len(train), device=device)
         total = 0.0
         for idx in perm.split(cfg["batch_size"]):
             x = train[idx]
