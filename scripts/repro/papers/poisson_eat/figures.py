@@ -47,7 +47,7 @@ def w1_figure(fidelity: dict, path: str) -> None:
 def gradients_figure(gradients: dict, path: str) -> None:
     """Fig. 3: BiasEnergy, NoiseEnergy and cosine to the exact gradient against tau."""
     functions = sorted({r["function"] for r in gradients["rows"]})
-    fig, axes = subplots(len(functions), 3, width=2.8)
+    fig, axes = subplots(len(functions), 3, width=3.0, height=3.0)
     for i, function in enumerate(functions):
         rows = [r for r in gradients["rows"] if r["function"] == function]
         for method in sorted({r["method"] for r in rows}, key=list(LABELS).index):

@@ -39,11 +39,12 @@ def convergence_figure(ds: xr.Dataset, path: str) -> None:
 
 
 def rate_figure(metrics: dict, path: str) -> None:
-    fig, axes = subplots(1, 2, width=3.4)
+    fig, axes = subplots(1, 2, width=3.6)
     for ax, steps in zip(axes[0], ("theory", "tuned")):
         for algorithm, slopes in metrics["median_slope_per_call_vs_coupling"][steps].items():
             ax.loglog(metrics["couplings"], [max(-s, 1e-8) for s in slopes], "o-", ms=3, label=LABELS[algorithm])
-        ax.set(title=f"{steps} step sizes", xlabel="coupling L_xy", ylabel="-log(rate) per oracle call (median)")
+        ax.set(title=f"{steps} step sizes", xlabel="coupling L_xy")
+    axes[0][0].set_ylabel("-log(rate) per oracle call (median)")
     axes[0][0].legend()
     save(fig, path)
 
