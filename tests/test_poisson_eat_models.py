@@ -1,6 +1,8 @@
 """Poisson-eat data, POGLM and P-VAE pieces, claims and bad input."""
 
 import json
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -71,7 +73,7 @@ def test_observed_glm_recovers_couplings_without_hidden_neurons():
 
 
 def test_poglm_fit_runs_and_reports_finite_numbers(simulated):
-    sim = poglm.load_spikes(simulated.spikes)
+    sim = spikes.load_spikes(simulated.spikes)
     out = poglm.fit(sim, "eat_cubic", 0.5, 0, {"lr": 0.05, "steps": 5, "eval_draws": 1})
     assert np.isfinite(out["exact_elbo"]) and -1 <= out["corr_full"] <= 1
 
@@ -89,7 +91,7 @@ def test_bad_inputs_name_the_file(tmp_path):
     with pytest.raises(InputError, match="digits.npz.*train_index"):
         vae.load_digits_npz(str(bad))
     with pytest.raises(InputError, match="missing arrays"):
-        poglm.load_spikes(str(bad))
+        spikes.load_spikes(str(bad))
     yaml_file = tmp_path / "reported.yaml"
     yaml_file.write_text("reported:\n  x: {value: 1}\n")
     with pytest.raises(InputError, match="needs 'value' and 'source'"):
@@ -119,3 +121,12 @@ def test_claim_verdicts_follow_the_numbers(repo):
     assert verdict["gradient_cosine_cubic"] == "fails"
     verdict = {c.id: c.verdict for c in evaluate.build_claims(fake_metrics(0.5), rep, "smoke", 0.5, [0.5])}
     assert verdict["vae_tau_robustness"] == "fails"
+
+
+def test_core_env_stages_do_not_import_torch(repo):
+    """Rules with envs/core.yaml must not pull torch in (that env has none)."""
+    modules = ["data", "glm_baseline", "evaluate", "figures"]
+    code = "import importlib, sys\n" + "".join(f"importlib.import_module('repro.papers.poisson_eat.{m}')\n" for m in modules)
+    code += "print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo / "scripts", check=True)
+    assert out.stdout.strip() == "False"

@@ -7,7 +7,7 @@ import pytest
 import torch
 from scipy import integrate, stats
 
-from repro.papers.poisson_eat import metrics, relaxations
+from repro.papers.poisson_eat import closed_forms, metrics, relaxations
 
 
 def indicator_np(t: float, tau: float, kind: str) -> float:
@@ -22,7 +22,7 @@ def indicator_np(t: float, tau: float, kind: str) -> float:
     return {"cubic": 1 - (3 * u**2 - 2 * u**3), "linear": 1 - u, "cosine": 0.5 * (1 + math.cos(math.pi * u))}[kind]
 
 
-@pytest.mark.parametrize("kind", relaxations.INDICATORS)
+@pytest.mark.parametrize("kind", closed_forms.INDICATORS)
 @pytest.mark.parametrize("tau", [0.1, 0.5, 1.0])
 def test_campbell_closed_forms_match_quadrature(kind, tau):
     rate = 3.0
@@ -30,24 +30,24 @@ def test_campbell_closed_forms_match_quadrature(kind, tau):
     points = [1 - tau, 1, 1 + tau]
     first = integrate.quad(lambda t: indicator_np(t, tau, kind), 0, upper, points=points, limit=200)[0]
     second = integrate.quad(lambda t: indicator_np(t, tau, kind) ** 2, 0, upper, points=points, limit=200)[0]
-    mean, var = relaxations.eat_moments(rate, tau, kind)
+    mean, var = closed_forms.eat_moments(rate, tau, kind)
     assert mean == pytest.approx(rate * first, rel=1e-7)
     assert var == pytest.approx(rate * second, rel=1e-7)
 
 
 def test_torch_indicator_matches_scalar_transcription():
     t = torch.linspace(0, 3, 301, dtype=torch.float64)
-    for kind in relaxations.INDICATORS:
+    for kind in closed_forms.INDICATORS:
         got = relaxations.indicator(t, 0.5, kind).numpy()
         want = [indicator_np(float(v), 0.5, kind) for v in t]
         np.testing.assert_allclose(got, want, atol=1e-12)
 
 
 def test_brief_examples():
-    assert relaxations.eat_moments(3, 0.5, "sigmoid")[0] == pytest.approx(3.190, abs=5e-4)
-    assert relaxations.eat_moments(3, 0.5, "sigmoid")[1] == pytest.approx(1.869, abs=5e-4)
-    assert relaxations.eat_moments(3, 0.5, "cubic") == pytest.approx((3.0, 2.614), abs=5e-4)
-    assert relaxations.eat_moments(10, 1.0, "sigmoid")[0] == pytest.approx(13.13, abs=5e-3)
+    assert closed_forms.eat_moments(3, 0.5, "sigmoid")[0] == pytest.approx(3.190, abs=5e-4)
+    assert closed_forms.eat_moments(3, 0.5, "sigmoid")[1] == pytest.approx(1.869, abs=5e-4)
+    assert closed_forms.eat_moments(3, 0.5, "cubic") == pytest.approx((3.0, 2.614), abs=5e-4)
+    assert closed_forms.eat_moments(10, 1.0, "sigmoid")[0] == pytest.approx(13.13, abs=5e-3)
 
 
 def test_compact_indicators_refuse_tau_above_one():
@@ -67,8 +67,8 @@ def test_cubic_eat_mean_is_the_rate_and_sigmoid_is_biased():
     cubic = relaxations.eat_sample(rate, 0.5, "cubic", gen).numpy()
     sigmoid = relaxations.eat_sample(rate, 0.5, "sigmoid", gen).numpy()
     assert abs(metrics.mean_zscore(cubic, 3.0)) < 4
-    assert abs(metrics.variance_zscore(cubic, relaxations.eat_moments(3.0, 0.5, "cubic")[1])) < 4
-    assert abs(metrics.mean_zscore(sigmoid, relaxations.eat_moments(3.0, 0.5, "sigmoid")[0])) < 4
+    assert abs(metrics.variance_zscore(cubic, closed_forms.eat_moments(3.0, 0.5, "cubic")[1])) < 4
+    assert abs(metrics.mean_zscore(sigmoid, closed_forms.eat_moments(3.0, 0.5, "sigmoid")[0])) < 4
     assert metrics.mean_zscore(sigmoid, 3.0) > 8
 
 

@@ -1,6 +1,8 @@
 """TALDA stages end to end on a tiny config: generated files, the runs store, metrics and claims."""
 
 import json
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -36,3 +38,12 @@ def test_stages_produce_consistent_outputs(tmp_path, repo):
                                   output=out, params=SimpleNamespace(settings=SETTINGS, scale="smoke")))
     claims = json.loads(open(out.claims).read())["claims"]
     assert {c["verdict"] for c in claims} <= {"pass", "fails"} and len(claims) == 5
+
+
+def test_stages_do_not_import_torch(repo):
+    """Every TALDA rule runs in envs/core.yaml, which has no torch."""
+    code = "import importlib, sys\n" + "".join(
+        f"importlib.import_module('repro.papers.talda.{m}')\n" for m in ("data", "optimize", "evaluate", "figures"))
+    code += "print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo / "scripts", check=True)
+    assert out.stdout.strip() == "False"

@@ -18,7 +18,8 @@ from repro.papers.poisson_eat.metrics import (
     variance_zscore,
     w1_to_discrete,
 )
-from repro.papers.poisson_eat.relaxations import eat_moments, negative_binomial_sample, relaxed_sample
+from repro.papers.poisson_eat.closed_forms import eat_moments
+from repro.papers.poisson_eat.relaxations import negative_binomial_sample, relaxed_sample
 
 LOG = logging.getLogger(__name__)
 CHUNK = 20_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro.io import read_json
-from repro.papers.poisson_eat.relaxations import eat_moments
+from repro.papers.poisson_eat.closed_forms import eat_moments
 from repro.plotting import save, subplots
 
 LABELS = {"eat_sigmoid": "EAT sigmoid", "eat_cubic": "EAT cubic", "eat_linear": "EAT linear",

@@ -10,7 +10,7 @@ import numpy as np
 from scipy import optimize
 
 from repro.io import write_json
-from repro.papers.poisson_eat.poglm import load_spikes
+from repro.papers.poisson_eat.spikes import load_spikes
 from repro.papers.poisson_eat.spikes import history
 
 

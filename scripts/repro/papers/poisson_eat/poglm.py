@@ -16,7 +16,6 @@ import math
 import numpy as np
 import torch
 
-from repro.io import InputError
 from repro.papers.poisson_eat.relaxations import relaxed_sample
 from repro.training import seed_everything
 
@@ -42,14 +41,6 @@ def poisson_entropy(rate: torch.Tensor) -> torch.Tensor:
     k = torch.arange(ENTROPY_SUPPORT + 1, dtype=rate.dtype, device=rate.device)
     log_p = k * torch.log(rate.unsqueeze(-1)) - rate.unsqueeze(-1) - torch.lgamma(k + 1.0)
     return -(log_p.exp() * log_p).sum()
-
-
-def load_spikes(path: str) -> dict[str, np.ndarray]:
-    with np.load(path) as data:
-        missing = {"spikes", "weights", "bias", "kernel", "n_observed"} - set(data.files)
-        if missing:
-            raise InputError(path, f"missing arrays {sorted(missing)}")
-        return {k: data[k] for k in data.files}
 
 
 def best_relabelled_correlation(true: np.ndarray, fitted: np.ndarray, n_observed: int) -> float:

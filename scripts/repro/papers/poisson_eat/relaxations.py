@@ -13,24 +13,14 @@ from __future__ import annotations
 import functools
 import math
 
-import numpy as np
 import torch
 from scipy import stats
 
-INDICATORS = ("sigmoid", "cubic", "linear", "cosine")
+from repro.papers.poisson_eat.closed_forms import check_tau
+
 METHODS = ("eat_sigmoid", "eat_cubic", "gsm")
 SIGMOID_HORIZON = 10.0
 """Sigmoid EAT simulates arrivals up to t = 1 + 10 tau: the neglected tail mass is lambda tau e^-10."""
-
-
-def check_tau(indicator: str, tau: float) -> None:
-    """Compact indicators put mass on [1 - tau, 1 + tau]; tau > 1 would cross t = 0 and break E[z] = lambda."""
-    if indicator not in INDICATORS:
-        raise ValueError(f"unknown indicator {indicator!r}; choose from {INDICATORS}")
-    if tau <= 0:
-        raise ValueError(f"temperature must be positive, got {tau}")
-    if indicator != "sigmoid" and tau > 1:
-        raise ValueError(f"{indicator} indicator needs tau <= 1 (support [1 - tau, 1 + tau]), got {tau}")
 
 
 def indicator(t: torch.Tensor, tau: float, kind: str) -> torch.Tensor:
@@ -123,14 +113,3 @@ def negative_binomial_sample(shape: torch.Tensor, rate: torch.Tensor, tau: float
     """Relaxed NB(shape, p = 1 / (1 + rate)) as a Gamma-Poisson mixture (Gamma draw reparameterised; global RNG)."""
     lam = torch.distributions.Gamma(shape, rate).rsample()
     return relaxed_sample(lam.clamp_min(1e-12), tau, method)
-
-
-def eat_moments(rate: float, tau: float, kind: str) -> tuple[float, float]:
-    """Closed-form mean and variance of EAT's soft count (Campbell's theorem)."""
-    check_tau(kind, tau)
-    if kind == "sigmoid":
-        softplus = tau * np.logaddexp(0.0, 1.0 / tau)
-        sig = 1.0 / (1.0 + np.exp(-1.0 / tau))
-        return rate * softplus, rate * (softplus - tau * sig)
-    second = {"cubic": 1.0 - 9.0 * tau / 35.0, "linear": 1.0 - tau / 3.0, "cosine": 1.0 - tau / 4.0}[kind]
-    return float(rate), rate * second

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from repro.io import InputError
+
 
 def coupling_kernel(decay: float, length: int) -> np.ndarray:
     """Exponential-decay filter, kernel[s - 1] weighs the spike s bins back."""
@@ -48,3 +50,12 @@ def simulate_glm(
         rate = np.minimum(np.exp(bias + weights @ drive), max_rate)
         spikes[t] = rng.poisson(rate)
     return {"spikes": spikes, "weights": weights, "bias": bias, "kernel": kernel, "n_observed": np.int64(n_observed)}
+
+
+def load_spikes(path: str) -> dict[str, np.ndarray]:
+    """Arrays of a spikes.npz; names the file when one is missing."""
+    with np.load(path) as data:
+        missing = {"spikes", "weights", "bias", "kernel", "n_observed"} - set(data.files)
+        if missing:
+            raise InputError(path, f"missing arrays {sorted(missing)}")
+        return {k: data[k] for k in data.files}

@@ -6,7 +6,7 @@ import logging
 
 from repro.device import pick_device
 from repro.io import write_json
-from repro.papers.poisson_eat import poglm, vae
+from repro.papers.poisson_eat import poglm, spikes, vae
 
 LOG = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ def main(job) -> None:
         for seed in settings["vae"]["seeds"]:
             vae_runs.append(vae.train_one(train, test, method, tau, int(seed), settings["vae"], device))
             LOG.info("P-VAE %s tau=%g seed=%d: test ELBO %.3f", method, tau, seed, vae_runs[-1]["test_elbo"])
-    sim = poglm.load_spikes(job.input.spikes)
+    sim = spikes.load_spikes(job.input.spikes)
     cfg = settings["poglm"]
     poglm_runs = []
     for seed in cfg["seeds"]:

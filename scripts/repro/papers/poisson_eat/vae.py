@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from repro.io import InputError, write_json
+from repro.io import InputError
 from repro.papers.poisson_eat.metrics import poisson_kl
 from repro.papers.poisson_eat.relaxations import relaxed_sample
 from repro.training import seed_everything
