@@ -11,7 +11,7 @@ import torch
 from scipy import stats
 
 from repro.io import InputError
-from repro.papers.poisson_eat import data, evaluate, glm_baseline, poglm, reported, spikes, vae
+from repro.papers.poisson_eat import data, evaluate, glm_baseline, poglm, reported, spikes, train, vae
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +130,18 @@ def test_core_env_stages_do_not_import_torch(repo):
     code += "print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo / "scripts", check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_training_resumes_from_finished_runs_and_ignores_stale_ones(tmp_path, simulated):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"value": 1.5}
+
+    assert train.cached(tmp_path, "run", compute) == {"value": 1.5}
+    assert train.cached(tmp_path, "run", compute) == {"value": 1.5}
+    assert len(calls) == 1
+    inputs = [simulated.digits, simulated.spikes]
+    assert train.run_key({"a": 1}, inputs) == train.run_key({"a": 1}, inputs)
+    assert train.run_key({"a": 1}, inputs) != train.run_key({"a": 2}, inputs)

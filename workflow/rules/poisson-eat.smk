@@ -78,6 +78,7 @@ rule poisson_eat_train:
         entry="repro.papers.poisson_eat.train",
         settings=POISSON_EAT,
         device=config["device"],
+        checkpoints=lambda wc: f"results/poisson-eat/checkpoints/{wc.method}",
     script:
         ENTRY
 
