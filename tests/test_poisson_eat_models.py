@@ -79,9 +79,9 @@ def test_poglm_fit_runs_and_reports_finite_numbers(simulated):
 
 
 def test_vae_step_and_exact_elbo(simulated):
-    train, test = vae.load_digits_npz(simulated.digits)
+    train_x, test_x = vae.load_digits_npz(simulated.digits)
     cfg = {"n_latent": 4, "hidden": 8, "lr": 1e-3, "epochs": 1, "batch_size": 256, "eval_draws": 1}
-    out = vae.train_one(train[:256], test[:64], "gsm", 0.5, 0, cfg)
+    out = vae.train_one(train_x[:256], test_x[:64], "gsm", 0.5, 0, cfg)
     assert np.isfinite(out["test_elbo"]) and len(out["train_elbo_curve"]) == 1
 
 
