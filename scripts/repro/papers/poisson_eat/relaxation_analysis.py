@@ -1,0 +1,12 @@
+"""Stage: the data-free parts of the paper in one job (one torch start-up): fidelity and gradient quality."""
+
+from __future__ import annotations
+
+from repro.io import write_json
+from repro.papers.poisson_eat import fidelity, gradients
+
+
+def main(job) -> None:
+    settings, seed = job.params.settings, int(job.params.seed)
+    write_json(job.output.fidelity, fidelity.analyse(settings["fidelity"], seed))
+    write_json(job.output.gradients, gradients.analyse(settings["gradients"], seed))
