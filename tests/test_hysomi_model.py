@@ -1,6 +1,5 @@
 """Exact properties of the HySoMi process model, parameter head and constraints (brief E1-E5)."""
 
-from types import SimpleNamespace
 
 import numpy as np
 import pytest

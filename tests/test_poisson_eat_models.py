@@ -11,7 +11,8 @@ import torch
 from scipy import stats
 
 from repro.io import InputError
-from repro.papers.poisson_eat import data, evaluate, glm_baseline, poglm, reported, spikes, train, vae
+from repro.papers.poisson_eat import data, evaluate, glm_baseline, poglm, spikes, train, vae
+from repro.registry import load_reported
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +95,8 @@ def test_bad_inputs_name_the_file(tmp_path):
         spikes.load_spikes(str(bad))
     yaml_file = tmp_path / "reported.yaml"
     yaml_file.write_text("reported:\n  x: {value: 1}\n")
-    with pytest.raises(InputError, match="needs 'value' and 'source'"):
-        reported.load_reported(yaml_file)
+    with pytest.raises(InputError, match="entry 'x' has no 'source'"):
+        load_reported(yaml_file)
     run = tmp_path / "run.json"
     run.write_text(json.dumps({"method": "gsm"}))
     with pytest.raises(InputError, match="run.json"):
@@ -115,7 +116,7 @@ def fake_metrics(cubic_spread: float) -> dict:
 
 
 def test_claim_verdicts_follow_the_numbers(repo):
-    rep = reported.load_reported(repo / "resources/poisson-eat/reported.yaml")
+    rep = load_reported(repo / "resources/poisson-eat/reported.yaml")
     verdict = {c.id: c.verdict for c in evaluate.build_claims(fake_metrics(0.1), rep, "smoke", 0.5, [0.5])}
     assert verdict["vae_tau_robustness"] == "pass"
     assert verdict["gradient_cosine_cubic"] == "fails"

@@ -8,6 +8,7 @@ and renamed into place only once complete (rename is atomic on one filesystem).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -66,6 +67,18 @@ def write_text(path: str | os.PathLike, text: str) -> None:
     """Write text atomically."""
     with atomic_path(path) as tmp:
         tmp.write_text(text)
+
+
+def sha256(path: str | os.PathLike) -> str:
+    """SHA-256 of a file, or of the sorted files of a directory (a zarr store), for manifests."""
+    path = Path(path)
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for f in files:
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def read_json(path: str | os.PathLike) -> Any:

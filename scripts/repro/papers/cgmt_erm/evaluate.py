@@ -12,7 +12,8 @@ from scipy.stats import chi2, norm
 
 from repro.claims import Claim, Test, write_claims
 from repro.io import atomic_path, write_json
-from repro.papers.cgmt_erm import fixed_point, laws, reported
+from repro.papers.cgmt_erm import fixed_point, laws
+from repro.registry import attach_paper_values
 from repro.papers.cgmt_erm.store import fit_key, open_group, read
 
 HIST_BINS = 80
@@ -119,7 +120,7 @@ def main(job) -> None:
         with open(tmp, "wb") as fh:
             np.savez(fh, **curves)
     claims = build_claims(metrics, s, job.params.scale)
-    write_claims(job.output.claims, "cgmt-erm", reported.attach(claims, reported.load(job.input.reported)))
+    write_claims(job.output.claims, "cgmt-erm", attach_paper_values(claims, job.input.reported))
 
 
 def _main_records(metrics: dict, design: str, reg: str = "l2") -> list[dict]:

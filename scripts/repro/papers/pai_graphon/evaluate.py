@@ -10,7 +10,8 @@ import xarray as xr
 
 from repro.claims import Claim, Test, write_claims
 from repro.io import atomic_path, read_json, write_json
-from repro.papers.pai_graphon import graphon, reported
+from repro.papers.pai_graphon import graphon
+from repro.registry import attach_paper_values
 from repro.papers.pai_graphon.store import mask_key, open_group, read_dataset
 
 
@@ -89,7 +90,7 @@ def main(job) -> None:
         xr.concat(list(graphons.values()), dim=xr.DataArray(list(graphons), dims="dataset", name="dataset")).to_zarr(tmp, mode="w")
     write_json(job.output.metrics, metrics)
     claims = build_claims(metrics, s, job.params.scale)
-    write_claims(job.output.claims, "pai-graphon", reported.attach(claims, reported.load(job.input.reported)))
+    write_claims(job.output.claims, "pai-graphon", attach_paper_values(claims, job.input.reported))
 
 
 def build_claims(metrics: dict, s: dict, scale: str) -> list[Claim]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import torch
 
-from repro.papers.pai_graphon import model
 
 
 def jacobian(weights: list[torch.Tensor], masks: list[torch.Tensor], x: torch.Tensor) -> torch.Tensor:

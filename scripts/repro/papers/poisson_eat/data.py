@@ -9,19 +9,14 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
 
 import numpy as np
 import sklearn
 from sklearn.datasets import load_digits
 
-from repro.io import atomic_path, write_json
+from repro.io import atomic_path, sha256, write_json
 from repro.papers.poisson_eat.spikes import simulate_glm
 
-
-def sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def digits_arrays(seed: int, n_test: int) -> dict[str, np.ndarray]:

@@ -6,7 +6,7 @@ import numpy as np
 
 from repro.claims import Claim, Test, write_claims
 from repro.io import InputError, read_json, write_json
-from repro.papers.poisson_eat.reported import load_reported, statement
+from repro.registry import load_reported, paper_value
 
 Z_LIMIT = 4.0
 MAIN = ("eat_sigmoid", "eat_cubic", "gsm")
@@ -73,37 +73,37 @@ def build_claims(m: dict, rep: dict, scale: str, compare_tau: float, cosine_taus
     return [
         Claim("cubic_mean_unbiased", "Modified (cubic) EAT: sample mean equals the rate within 4 MC standard errors "
               "on every (rate, tau) cell", scale, fid["max_abs_z_mean_cubic_vs_rate"], Test("<=", Z_LIMIT),
-              *statement(rep, "cubic_mean_unbiased")),
+              *paper_value(rep, "cubic_mean_unbiased")),
         Claim("sigmoid_mean_closed_form", "Original (sigmoid) EAT: sample mean equals lambda tau softplus(1/tau) within "
               "4 MC standard errors", scale, fid["max_abs_z_mean_sigmoid_vs_closed"], Test("<=", Z_LIMIT),
-              *statement(rep, "sigmoid_mean_biased")),
+              *paper_value(rep, "sigmoid_mean_biased")),
         Claim("sigmoid_mean_biased", f"Original EAT's mean exceeds the rate at tau = {compare_tau} (smallest z-score "
               "over rates > 4)", scale, fid["min_z_mean_sigmoid_vs_rate_at_tau"], Test(">", Z_LIMIT),
-              *statement(rep, "sigmoid_mean_biased")),
+              *paper_value(rep, "sigmoid_mean_biased")),
         Claim("variance_closed_form", "Cubic and sigmoid EAT variances match Campbell's closed forms within 4 standard "
               "errors of the sample variance", scale, fid["max_abs_z_var_vs_closed"], Test("<=", Z_LIMIT),
-              *statement(rep, "second_moment")),
+              *paper_value(rep, "second_moment")),
         Claim("w1_cubic_lowest", f"W1 to Poisson at tau = {compare_tau}, averaged over rates: cubic / min(sigmoid, GSM) "
               "< 1", scale, w1["eat_cubic"] / min(w1["eat_sigmoid"], w1["gsm"]), Test("<", 1.0),
-              *statement(rep, "fidelity_ranking"), details={"w1": w1}),
+              *paper_value(rep, "fidelity_ranking"), details={"w1": w1}),
         Claim("gradient_cosine_cubic", "Cosine to the exact gradient: cubic minus sigmoid > 0 for g = z^2, exp(-z) at "
               f"tau in {cosine_taus} (smallest gap)", scale, min(cos_gap.values()), Test(">", 0.0),
-              *statement(rep, "gradient_quality"), details={"gaps": cos_gap}),
+              *paper_value(rep, "gradient_quality"), details={"gaps": cos_gap}),
         Claim("vae_tau_robustness", "P-VAE on digits: spread of test ELBO across temperatures, cubic / min(sigmoid, GSM) "
-              "< 1", scale, spread_ratio, Test("<", 1.0), *statement(rep, "temperature_robustness"),
+              "< 1", scale, spread_ratio, Test("<", 1.0), *paper_value(rep, "temperature_robustness"),
               details={k: vae[k]["spread"] for k in MAIN}),
         Claim("vae_elbo_vs_gsm", "P-VAE on digits: mean test ELBO over temperatures, cubic minus GSM > 0", scale,
-              vae["eat_cubic"]["mean_elbo"] - vae["gsm"]["mean_elbo"], Test(">", 0.0), *statement(rep, "vae_elbo"),
+              vae["eat_cubic"]["mean_elbo"] - vae["gsm"]["mean_elbo"], Test(">", 0.0), *paper_value(rep, "vae_elbo"),
               details={k: vae[k]["mean_elbo"] for k in MAIN}),
         Claim("poglm_coupling_recovery", "POGLM: correlation of recovered with true couplings, cubic minus the best of "
-              "sigmoid and GSM >= 0", scale, corr_gap, Test(">=", 0.0), *statement(rep, "poglm"),
+              "sigmoid and GSM >= 0", scale, corr_gap, Test(">=", 0.0), *paper_value(rep, "poglm"),
               details={k: pg[k] for k in (*MAIN, "observed_only")}),
         Claim("poglm_elbo", "POGLM: ELBO with exact Poisson draws of the hidden spikes, cubic minus the best of sigmoid "
-              "and GSM > 0", scale, elbo_gap, Test(">", 0.0), *statement(rep, "poglm"),
+              "and GSM > 0", scale, elbo_gap, Test(">", 0.0), *paper_value(rep, "poglm"),
               details={k: pg[k]["exact_elbo"] for k in MAIN}),
         Claim("negative_binomial_mean", "Negative Binomial extension: cubic EAT on Gamma-mixed rates keeps the NB mean "
               "within 4 MC standard errors", scale, fid["negative_binomial_max_abs_z_mean_cubic"], Test("<=", Z_LIMIT),
-              *statement(rep, "negative_binomial")),
+              *paper_value(rep, "negative_binomial")),
     ]
 
 

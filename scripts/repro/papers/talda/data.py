@@ -9,17 +9,12 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
 
 import numpy as np
 
-from repro.io import atomic_path, write_json
+from repro.io import atomic_path, sha256, write_json
 from repro.papers.talda.problems import QuadraticGames, estimate_yang_constants, quadratic_game, robust_least_squares
 
-
-def sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def stack(instances: list[dict], suffix: str) -> dict[str, np.ndarray]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import xarray as xr
-import yaml
 
 from repro.claims import Claim, Test, write_claims
 from repro.io import InputError, write_json
+from repro.registry import load_reported
 from repro.papers.talda.methods import METHODS
 from repro.papers.talda.rates import fit_rate
 
@@ -81,15 +81,6 @@ def summarise(ds: xr.Dataset, rows: list[dict]) -> dict:
     }
 
 
-def load_reported(path: str) -> dict[str, dict]:
-    """The paper's statements (no numbers were located) with their source, from resources/talda/reported.yaml."""
-    try:
-        entries = yaml.safe_load(open(path))["reported"]
-        return {k: {"value": v["value"], "source": v["source"]} for k, v in entries.items()}
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as err:
-        raise InputError(path, f"needs a 'reported' mapping of entries with value and source ({err})") from err
-
-
 def build_claims(m: dict, rep: dict[str, dict], scale: str) -> list[Claim]:
     theory, tuned = m["speed_at_weak_coupling"]["theory"], m["speed_at_weak_coupling"]["tuned"]
     best_theory = max(theory[b] for b in BASELINES)
@@ -111,7 +102,7 @@ def build_claims(m: dict, rep: dict[str, dict], scale: str) -> list[Claim]:
               "step sizes: TALDA's convergence exponent per oracle call / best baseline's > 1", scale,
               theory["talda"] / max(best_theory, 1e-300), Test(">", 1.0),
               *paper("weak_coupling"), details=theory),
-        Claim("talda_fastest_weak_coupling_tuned", f"At the weakest coupling, best-of-grid step sizes: TALDA's exponent "
+        Claim("talda_fastest_weak_coupling_tuned", "At the weakest coupling, best-of-grid step sizes: TALDA's exponent "
               "per oracle call / best baseline's > 1", scale, tuned["talda"] / max(best_tuned, 1e-300),
               Test(">", 1.0), *paper("weak_coupling"), details=tuned),
         Claim("talda_rate_improves_as_coupling_vanishes", "Theory steps: TALDA's speed-up from the strongest to the "
