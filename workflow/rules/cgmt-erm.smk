@@ -6,6 +6,9 @@ CGMT_ERM_STORE = "data/cgmt-erm/designs.zarr"
 CGMT_ERM_FIGURES = ["projection_laws", "test_error", "regulariser"]
 
 
+PAPER_DATA_MANIFESTS["cgmt-erm"] = ["data/cgmt-erm/manifest.json"]
+
+
 rule cgmt_erm_data:
     input:
         code=CGMT_ERM_CODE,

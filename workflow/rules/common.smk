@@ -42,8 +42,12 @@ def paper_targets(slug):
     ]
 
 
+# Manifests of data a paper generates itself (simulations), registered by the paper's rule file.
+PAPER_DATA_MANIFESTS = {}
+
+
 def data_manifests(slug):
-    """Manifests of the data sources a paper reads, as declared in its config section."""
-    return [
-        f"data/{source}/manifest.json" for source in paper_config(slug).get("data", [])
-    ]
+    """Manifests of the data a paper reads: shared sources named in its config, plus its own."""
+    sources = paper_config(slug).get("data", [])
+    shared = [f"data/{source}/manifest.json" for source in sources]
+    return shared + PAPER_DATA_MANIFESTS.get(slug, [])

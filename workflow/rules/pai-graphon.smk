@@ -6,6 +6,9 @@ PAI_GRAPHON_DATASETS = ["synthetic", "digits"]
 PAI_GRAPHON_FIGURES = ["graphons", "convergence", "degree_profiles", "alignment"]
 
 
+PAPER_DATA_MANIFESTS["pai-graphon"] = ["data/pai-graphon/manifest.json"]
+
+
 rule pai_graphon_data:
     input:
         code=PAI_GRAPHON_CODE,

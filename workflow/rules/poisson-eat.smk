@@ -17,6 +17,9 @@ POISSON_EAT_RES = {
 }
 
 
+PAPER_DATA_MANIFESTS["poisson-eat"] = [POISSON_EAT_DATA["manifest"]]
+
+
 rule poisson_eat_data:
     input:
         code=POISSON_EAT_CODE,

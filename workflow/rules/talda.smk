@@ -11,6 +11,9 @@ TALDA_DATA = {
 TALDA_FIGURES = ["convergence", "rates", "lyapunov"]
 
 
+PAPER_DATA_MANIFESTS["talda"] = [TALDA_DATA["manifest"]]
+
+
 rule talda_data:
     input:
         code=TALDA_CODE,
