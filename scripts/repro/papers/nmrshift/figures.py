@@ -1,0 +1,59 @@
+"""Stage ``nmrshift_figures``: MAE against unlabelled data, predicted against true, per-solvent errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from repro.io import read_json
+from repro.plotting import save, subplots
+
+
+def mae_vs_unlabelled(metrics: dict, path: str) -> None:
+    curve = metrics["curve"]
+    fig, axes = subplots(1, len(curve), width=3.0)
+    for ax, (nucleus, points) in zip(axes[0], curve.items()):
+        points = sorted(points, key=lambda p: p["unlabelled_fraction"])
+        x = [p["unlabelled_fraction"] for p in points]
+        ax.plot(x, [p["atom_mae"] for p in points], "o-", label="atom MAE (labelled test)")
+        ax.plot(x, [p["set_mae_literature"] for p in points], "s--", label="set MAE (held-out literature)")
+        ax.set(xlabel="fraction of unlabelled training spectra", ylabel="MAE (ppm)", title=nucleus)
+        ax.legend()
+    save(fig, path)
+
+
+def predicted_vs_true(pairs: pd.DataFrame, path: str) -> None:
+    lab = pairs[pairs.kind == "labelled"]
+    nuclei = sorted(lab.nucleus.unique())
+    fig, axes = subplots(1, len(nuclei), width=3.0, height=3.0)
+    for ax, nucleus in zip(axes[0], nuclei):
+        for variant, marker in (("supervised", "x"), ("semi", ".")):
+            sel = lab[(lab.nucleus == nucleus) & (lab.variant == variant)]
+            ax.scatter(sel.true, sel.pred, s=6, marker=marker, alpha=0.6, label=f"{variant} (MAE {np.mean(np.abs(sel.pred - sel.true)):.3g})")
+        lims = [lab[lab.nucleus == nucleus].true.min(), lab[lab.nucleus == nucleus].true.max()]
+        ax.plot(lims, lims, "k-", lw=0.8)
+        ax.set(xlabel="true shift (ppm, synthetic)", ylabel="predicted (ppm)", title=nucleus)
+        ax.legend()
+    save(fig, path)
+
+
+def per_solvent(metrics: dict, path: str) -> None:
+    entries = [(key.split("/")[0], key.split("/")[1], m["per_solvent_set_mae"]) for key, m in metrics["variants"].items() if key.split("/")[1] in ("semi", "semi_nosolvent")]
+    nuclei = sorted({e[0] for e in entries})
+    fig, axes = subplots(1, len(nuclei), width=3.2)
+    for ax, nucleus in zip(axes[0], nuclei):
+        groups = ["CDCl3", "DMSO-d6", "other"]
+        for k, (_, variant, values) in enumerate(e for e in entries if e[0] == nucleus):
+            ax.bar(np.arange(3) + 0.38 * k, [values.get(g, np.nan) for g in groups], width=0.38, label="solvent in [CLS]" if variant == "semi" else "no solvent")
+        ax.set_xticks(np.arange(3) + 0.19, groups)
+        ax.set(ylabel="set MAE, held-out literature (ppm)", title=nucleus)
+        ax.legend()
+    save(fig, path)
+
+
+def main(job) -> None:
+    metrics = read_json(job.input.metrics)
+    pairs = pd.read_parquet(job.input.pairs)
+    mae_vs_unlabelled(metrics, job.output.mae_vs_unlabelled)
+    predicted_vs_true(pairs, job.output.predicted_vs_true)
+    per_solvent(metrics, job.output.per_solvent)
