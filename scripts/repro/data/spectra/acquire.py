@@ -1,7 +1,7 @@
 """Resumable, checksummed downloads of the NMRShiftDB2 SD file and the NMRexp release.
 
 Why a small HTTP client of our own: the files are large (NMRexp ≈ 3.3 GB) and login nodes drop
-connections, so a partial file (``.part``) is continued with an HTTP Range request; a finished
+connections, so a partial file (in ``.partial/``) is continued with an HTTP Range request; a finished
 file is verified against the sha256 from the config (or recorded when none is given) and never
 downloaded again. Each file is checked to be what it claims (SD file, parquet, NMRexp CSV) so a
 redirect to an HTML page stops with a clear error instead of feeding the parsers.
@@ -81,10 +81,14 @@ def check_role(path: Path, role: str) -> None:
 
 
 def download(entry: dict[str, Any], target_dir: str | os.PathLike, timeout: float = 60.0, retries: int = 3) -> dict[str, Any]:
-    """Download one configured file (resuming), verify it and return its manifest record."""
+    """Download one configured file (resuming a partial one), verify it and return its manifest record.
+
+    The partial file lives in ``.partial/`` under its final name until it has passed the checksum
+    and the content check, so a wrong download never sits where the processing looks.
+    """
     target = Path(target_dir) / entry["name"]
-    target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_name(target.name + ".part")
+    part = Path(target_dir) / ".partial" / entry["name"]
+    part.parent.mkdir(parents=True, exist_ok=True)
     if not target.exists():
         for attempt in range(1, retries + 1):
             try:
@@ -95,9 +99,13 @@ def download(entry: dict[str, Any], target_dir: str | os.PathLike, timeout: floa
                 if attempt == retries:
                     raise
         digest = sha256(part)
-        if entry.get("sha256") and digest != entry["sha256"]:
+        try:
+            if entry.get("sha256") and digest != entry["sha256"]:
+                raise InputError(entry["url"], f"sha256 {digest} differs from the configured {entry['sha256']}; partial file removed")
+            check_role(part, entry["role"])
+        except InputError:
             part.unlink()
-            raise InputError(entry["url"], f"sha256 {digest} differs from the configured {entry['sha256']}; partial file removed")
+            raise
         os.replace(part, target)
     digest = sha256(target)
     if entry.get("sha256") and digest != entry["sha256"]:
