@@ -112,7 +112,7 @@ class ShiftTransformer(nn.Module):
         self.solvent = nn.Embedding(N_SOLVENTS, 1 if solvent == "scalar" else width)
         nn.init.zeros_(self.solvent.weight)
 
-    def forward(self, atomic_numbers: torch.Tensor, coords: torch.Tensor, solvent: torch.Tensor) -> torch.Tensor:
+    def forward(self, atomic_numbers: torch.Tensor, coords: torch.Tensor, solvent: torch.Tensor, features: torch.Tensor | None = None) -> torch.Tensor:
         """``atomic_numbers`` [B, N] (0 = padding), ``coords`` [B, N, 3], ``solvent`` [B] -> shifts [B, N]."""
         pad_atoms = atomic_numbers == 0
         tokens = torch.where(pad_atoms, torch.zeros_like(atomic_numbers, dtype=torch.long), token_of(atomic_numbers))
@@ -138,3 +138,73 @@ class ShiftTransformer(nn.Module):
         if self.solvent_mode == "scalar":
             out = out + solvent_vec
         return out.masked_fill(pad_atoms, 0.0)
+
+
+def gaussian_environment(atomic_numbers: torch.Tensor, coords: torch.Tensor, kernels: int, cutoff: float = 6.0) -> torch.Tensor:
+    """Per-atom 3-D environment: for each neighbour element, Gaussian-smeared distances (cosine cut-off).
+
+    The same Gaussian distance features the transformer turns into attention biases, summed per
+    element around each atom (atom-centred radial symmetry functions); [B, N, elements * kernels + elements].
+    """
+    tokens = token_of(atomic_numbers) * (atomic_numbers > 0)
+    onehot = torch.nn.functional.one_hot(tokens, N_TOKENS).float()[..., 2 : 2 + len(ELEMENTS)]
+    d = torch.cdist(coords, coords)
+    real = (atomic_numbers > 0).float()
+    pair = real[:, :, None] * real[:, None, :] * (1 - torch.eye(d.shape[1]))[None]
+    fc = 0.5 * (torch.cos(torch.pi * d.clamp(max=cutoff) / cutoff) + 1.0) * pair
+    means = torch.linspace(0.8, cutoff, kernels)
+    width = (cutoff - 0.8) / kernels
+    g = torch.exp(-0.5 * ((d[..., None] - means) / width) ** 2) * fc[..., None]
+    env = torch.einsum("bijk,bje->biek", g, onehot).flatten(2)
+    return torch.cat([onehot, env], dim=-1)
+
+
+class EnvironmentMLP(nn.Module):
+    """Per-atom MLP on :func:`gaussian_environment` features: the cheap CPU backbone of the embedded default.
+
+    Solvent modes as for the transformer; with no [CLS] token, 'cls' adds the solvent embedding to
+    the first hidden layer of every atom (a global conditioning, like 'atom_pre').
+    """
+
+    def __init__(self, width: int = 64, layers: int = 2, kernels: int = 16, dropout: float = 0.0, solvent: str = "cls", heads: int = 1):
+        super().__init__()
+        if solvent not in SOLVENT_MODES:
+            raise ValueError(f"solvent mode {solvent!r} not in {SOLVENT_MODES}")
+        self.solvent_mode = solvent
+        self.kernels = kernels
+        n_in = len(ELEMENTS) * (kernels + 1)
+        self.inp = nn.Linear(n_in, width)
+        self.hidden = nn.ModuleList(nn.Linear(width, width) for _ in range(layers - 1))
+        self.drop = nn.Dropout(dropout)
+        self.out = nn.Linear(width, 1)
+        self.solvent = nn.Embedding(N_SOLVENTS, 1 if solvent == "scalar" else width)
+        nn.init.zeros_(self.solvent.weight)
+
+    def features(self, atomic_numbers: torch.Tensor, coords: torch.Tensor) -> torch.Tensor:
+        return gaussian_environment(atomic_numbers, coords, self.kernels)
+
+    def forward(self, atomic_numbers: torch.Tensor, coords: torch.Tensor, solvent: torch.Tensor, features: torch.Tensor | None = None) -> torch.Tensor:
+        x = self.features(atomic_numbers, coords) if features is None else features
+        vec = self.solvent(solvent)[:, None]
+        h = self.inp(x)
+        if self.solvent_mode in ("cls", "atom_pre"):
+            h = h + vec
+        h = torch.nn.functional.gelu(h)
+        for layer in self.hidden:
+            h = self.drop(torch.nn.functional.gelu(layer(h)))
+        if self.solvent_mode == "atom_post":
+            h = h + vec
+        out = self.out(h).squeeze(-1)
+        if self.solvent_mode == "scalar":
+            out = out + vec.squeeze(-1)
+        return out.masked_fill(atomic_numbers == 0, 0.0)
+
+
+BACKBONES = {"transformer": ShiftTransformer, "environment_mlp": EnvironmentMLP}
+
+
+def build_model(settings: dict, solvent: str) -> nn.Module:
+    """The configured backbone ('transformer' at paper scale, 'environment_mlp' for the CPU default)."""
+    spec = dict(settings)
+    kind = spec.pop("backbone")
+    return BACKBONES[kind](solvent=solvent, **spec)

@@ -27,6 +27,14 @@ class RecordSet:
     observed: np.ndarray
     n_observed: np.ndarray
     solvent: np.ndarray
+    features: np.ndarray | None = None
+
+    def attach_features(self, model: torch.nn.Module) -> None:
+        """Precompute per-atom input features once when the backbone has fixed ones (coordinates never change)."""
+        if self.features is None and hasattr(model, "features") and len(self):
+            with torch.no_grad():
+                chunks = [model.features(torch.as_tensor(self.atoms[i : i + 64]), torch.as_tensor(self.coords[i : i + 64])).numpy() for i in range(0, len(self), 64)]
+            self.features = np.concatenate(chunks)
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -42,14 +50,16 @@ class RecordSet:
             self.observed[rows],
             self.n_observed[rows],
             self.solvent[rows],
+            None if self.features is None else self.features[rows],
         )
 
     def batch(self, rows: np.ndarray, scale: tuple[float, float]) -> dict[str, torch.Tensor]:
         """Tensors of ``rows`` trimmed to their longest molecule; shifts standardised by ``scale`` (mean, sd)."""
         rows = np.asarray(rows, dtype=np.int64)
-        width = int(max(self.frame["n_atoms"].iloc[rows].max(), self.n_observed[rows].max()))
+        width = int(max((self.atoms[rows] > 0).sum(1).max(), self.n_observed[rows].max()))
         mean, sd = scale
-        return {
+        extra = {} if self.features is None else {"features": torch.as_tensor(self.features[rows, :width])}
+        return extra | {
             "atoms": torch.as_tensor(self.atoms[rows, :width], dtype=torch.long),
             "coords": torch.as_tensor(self.coords[rows, :width]),
             "mask": torch.as_tensor(self.mask[rows, :width]),

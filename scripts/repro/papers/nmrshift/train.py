@@ -10,6 +10,8 @@ trains on ``n_labelled`` labelled molecules drawn from the non-test folds.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from pathlib import Path
 from typing import Any, Iterator
@@ -20,7 +22,7 @@ import torch
 
 from repro.io import atomic_path
 from repro.papers.nmrshift.losses import SET_LOSSES
-from repro.papers.nmrshift.model import ShiftTransformer
+from repro.papers.nmrshift.model import build_model
 from repro.papers.nmrshift.records import RecordSet, load_records
 from repro.training import seed_everything, train
 
@@ -48,13 +50,13 @@ def lr_factor(step: int, total: int, warmup: float) -> float:
     return (step + 1) / warm if step < warm else max(0.0, (total - step) / max(1, total - warm))
 
 
-def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str, Any], seed: int, checkpoint: Path) -> tuple[ShiftTransformer, tuple[float, float]]:
+def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str, Any], seed: int, checkpoint: Path) -> tuple[torch.nn.Module, tuple[float, float]]:
     """Train one model on one fold; returns it with the standardisation (mean, sd) of the labelled targets."""
     seed_everything(seed)
     opt_cfg = settings["train"]
     values = data["labelled_train"].target[data["labelled_train"].mask]
     scale = (float(values.mean()), float(values.std()) or 1.0)
-    model = ShiftTransformer(solvent=variant["solvent"], **settings["model"])
+    model = build_model(settings["model"], variant["solvent"])
     optimizer = torch.optim.Adam(model.parameters(), lr=opt_cfg["lr"], betas=(0.9, 0.99), eps=1e-6)
     use_labels = variant["labelled"]
     use_sets = variant["unlabelled_fraction"] > 0 and len(data["unlabelled_train"]) > 0
@@ -74,15 +76,15 @@ def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str,
                 batch["unl"] = data["unlabelled_train"].batch(rng.choice(len(data["unlabelled_train"]), b2), scale)
             yield batch
 
-    def loss_fn(net: ShiftTransformer, batch: dict[str, Any]) -> torch.Tensor:
+    def loss_fn(net: torch.nn.Module, batch: dict[str, Any]) -> torch.Tensor:
         loss = torch.zeros(())
         if "lab" in batch:
             lab = batch["lab"]
-            pred = net(lab["atoms"], lab["coords"], lab["solvent"])
+            pred = net(lab["atoms"], lab["coords"], lab["solvent"], lab.get("features"))
             loss = loss + (pred - lab["target"]).abs()[lab["mask"]].sum() / lab["mask"].sum()
         if "unl" in batch:
             unl = batch["unl"]
-            pred = net(unl["atoms"], unl["coords"], unl["solvent"])
+            pred = net(unl["atoms"], unl["coords"], unl["solvent"], unl.get("features"))
             per_mol = set_loss(pred, unl["mask"], unl["observed"], unl["n_observed"], "l1")
             loss = loss + opt_cfg["lambda"] * per_mol.sum() / unl["mask"].sum()
         return loss
@@ -92,13 +94,13 @@ def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str,
 
 
 @torch.no_grad()
-def predict(model: ShiftTransformer, records: RecordSet, scale: tuple[float, float], batch_size: int = 64) -> list[np.ndarray]:
+def predict(model: torch.nn.Module, records: RecordSet, scale: tuple[float, float], batch_size: int = 64) -> list[np.ndarray]:
     """Predicted shifts (ppm) of each record's covered atoms, in atom order."""
     out = []
     for start in range(0, len(records), batch_size):
         rows = np.arange(start, min(start + batch_size, len(records)))
         batch = records.batch(rows, scale)
-        pred = model(batch["atoms"], batch["coords"], batch["solvent"]).numpy() * scale[1] + scale[0]
+        pred = model(batch["atoms"], batch["coords"], batch["solvent"], batch.get("features")).numpy() * scale[1] + scale[0]
         out += [pred[i][batch["mask"][i].numpy()] for i in range(rows.size)]
     return out
 
@@ -109,11 +111,16 @@ def main(job) -> None:
     variant = settings["variants"][name]
     labelled = load_records(job.input.labelled, nucleus)
     unlabelled = load_records(job.input.unlabelled, nucleus)
+    probe = build_model(settings["model"], variant["solvent"])
+    labelled.attach_features(probe)
+    unlabelled.attach_features(probe)
+    # Checkpoints are keyed by the settings that shape them, so a changed config never resumes a stale run.
+    key = hashlib.sha1(json.dumps([settings["model"], settings["train"], variant, settings["n_labelled"], job.params.seed], sort_keys=True).encode()).hexdigest()[:12]
     rows = []
     for fold in settings["folds"]:
         data = fold_data(labelled, unlabelled, fold, settings, variant, job.params.seed)
         seed = job.params.seed * 1000 + fold
-        model, scale = fit(data, settings, variant, seed, Path(job.params.checkpoints) / f"fold{fold}.pt")
+        model, scale = fit(data, settings, variant, seed, Path(job.params.checkpoints) / key / f"fold{fold}.pt")
         for kind in ("labelled_test", "unlabelled_test"):
             records = data[kind]
             for (_, meta), pred in zip(records.frame.iterrows(), predict(model, records, scale)):
