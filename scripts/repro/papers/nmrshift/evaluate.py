@@ -38,18 +38,20 @@ def matching_identity_gap(n_pairs: int, max_size: int, seed: int) -> dict[str, f
 def joined_pairs(predictions: pd.DataFrame, labelled: pd.DataFrame, unlabelled: pd.DataFrame) -> pd.DataFrame:
     """One row per evaluated atom: variant, nucleus, kind, fold, mol_id, solvent group, pred, true, and the sorted pair."""
     truth = {
-        "labelled": labelled.set_index(["mol_id", "nucleus"]),
-        "unlabelled": unlabelled.set_index(["mol_id", "nucleus"]),
+        kind: {(r["mol_id"], r["nucleus"]): r for r in frame[["mol_id", "nucleus", "target", "target_mask", "observed"]].to_dict("records")}
+        for kind, frame in (("labelled", labelled), ("unlabelled", unlabelled))
     }
-    rows = []
+    columns: dict[str, list] = {k: [] for k in ("pred", "true", "sorted_pred", "sorted_obs", "variant", "nucleus", "kind", "fold", "mol_id", "solvent_group")}
     for rec in predictions.itertuples(index=False):
-        ref = truth[rec.kind].loc[(rec.mol_id, rec.nucleus)]
+        ref = truth[rec.kind][(rec.mol_id, rec.nucleus)]
         pred = np.asarray(rec.pred, float)
         true = np.asarray(ref["target"], float)[np.asarray(ref["target_mask"])] if rec.kind == "labelled" else np.full(pred.size, np.nan)
-        observed = np.asarray(ref["observed"], float)
-        sorted_pred, sorted_obs = set_pairs([pred], [observed])
-        rows.append(pd.DataFrame({"pred": pred, "true": true, "sorted_pred": sorted_pred, "sorted_obs": sorted_obs}).assign(variant=rec.variant, nucleus=rec.nucleus, kind=rec.kind, fold=rec.fold, mol_id=rec.mol_id, solvent_group=rec.solvent_group))
-    return pd.concat(rows, ignore_index=True)
+        sorted_pred, sorted_obs = set_pairs([pred], [np.asarray(ref["observed"], float)])
+        for name, values in (("pred", pred), ("true", true), ("sorted_pred", sorted_pred), ("sorted_obs", sorted_obs)):
+            columns[name].append(values)
+        for name in ("variant", "nucleus", "kind", "fold", "mol_id", "solvent_group"):
+            columns[name].append(np.repeat(getattr(rec, name), pred.size))
+    return pd.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()})
 
 
 def variant_metrics(pairs: pd.DataFrame) -> dict[str, Any]:

@@ -40,11 +40,11 @@ def predicted_vs_true(pairs: pd.DataFrame, path: str) -> None:
 def per_solvent(metrics: dict, path: str) -> None:
     entries = [(key.split("/")[0], key.split("/")[1], m["per_solvent_set_mae"]) for key, m in metrics["variants"].items() if key.split("/")[1] in ("semi", "semi_nosolvent")]
     nuclei = sorted({e[0] for e in entries})
-    fig, axes = subplots(1, len(nuclei), width=3.2)
+    fig, axes = subplots(1, len(nuclei), width=3.8)
     for ax, nucleus in zip(axes[0], nuclei):
         groups = ["CDCl3", "DMSO-d6", "other"]
         for k, (_, variant, values) in enumerate(e for e in entries if e[0] == nucleus):
-            ax.bar(np.arange(3) + 0.38 * k, [values.get(g, np.nan) for g in groups], width=0.38, label="solvent in [CLS]" if variant == "semi" else "no solvent")
+            ax.bar(np.arange(3) + 0.38 * k, [values.get(g, np.nan) for g in groups], width=0.38, label="with solvent embedding" if variant == "semi" else "no solvent")
         ax.set_xticks(np.arange(3) + 0.19, groups)
         ax.set(ylabel="set MAE, held-out literature (ppm)", title=nucleus)
         ax.legend()
