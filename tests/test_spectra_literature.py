@@ -55,3 +55,8 @@ def test_malformed_carbon_text_is_rejected_with_reason(text, reason):
     with pytest.raises(Rejected) as err:
         parse_carbon_text(text)
     assert err.value.reason == reason
+
+
+def test_range_midpoint_tied_with_next_peak_stays_monotone():
+    got = parse_proton_text("δ 8.58–8.54 (q, J = 7.2 Hz, 1H), 8.56 (m, 2H), 7.58 (s, 3H)")
+    np.testing.assert_allclose(got, [7.58] * 3 + [8.56] * 3)

@@ -90,10 +90,11 @@ def parse_proton_text(text: str, h_gap: float = 0.2) -> np.ndarray:
         if not integration:
             raise Rejected("unparsable_text", f"no integration in {part[:40]!r}")
         peaks.append(ProtonPeak(max(first, second), min(first, second), int(integration.group(1)), match.group(3)))
-    _check_order_and_range([(p.high + p.low) / 2 for p in peaks], "1H")
+    midpoints = [round((p.high + p.low) / 2, 4) for p in peaks]
+    _check_order_and_range(midpoints, "1H")
     if any(p.high - p.low > h_gap + 1e-9 for p in peaks):
         raise Rejected("broad_range", f"a peak range exceeds h_gap={h_gap:g} ppm")
-    values = np.concatenate([np.full(p.n_h, round((p.high + p.low) / 2, 4)) for p in peaks])
+    values = np.concatenate([np.full(p.n_h, mid) for p, mid in zip(peaks, midpoints)])
     return np.sort(values)
 
 
