@@ -31,6 +31,18 @@ rule nmrshift_train:
         code=NMRSHIFT_CODE,
     output:
         predictions="results/nmrshift/predictions/{nucleus}/{variant}.parquet",
+    log:
+        "logs/nmrshift/train/{nucleus}/{variant}.log",
+    wildcard_constraints:
+        nucleus="1H|13C",
+        variant="[a-z0-9_]+",
+    conda:
+        "../../envs/torch.yaml"
+    threads: nmrshift_resource("train", "threads", 1)
+    resources:
+        mem_mb=nmrshift_resource("train", "mem_mb", 2000),
+        runtime=nmrshift_resource("train", "runtime", 30),
+        gpu=nmrshift_resource("train", "gpu", 1 if config["scale"] == "full" else 0),
     params:
         entry="repro.papers.nmrshift.train",
         settings=lambda wc: {
@@ -40,18 +52,6 @@ rule nmrshift_train:
         seed=config["seed"],
         device=config["device"],
         checkpoints="results/nmrshift/checkpoints/{nucleus}/{variant}",
-    wildcard_constraints:
-        nucleus="1H|13C",
-        variant="[a-z0-9_]+",
-    threads: nmrshift_resource("train", "threads", 1)
-    resources:
-        mem_mb=nmrshift_resource("train", "mem_mb", 2000),
-        runtime=nmrshift_resource("train", "runtime", 30),
-        gpu=nmrshift_resource("train", "gpu", 1 if config["scale"] == "full" else 0),
-    log:
-        "logs/nmrshift/train/{nucleus}/{variant}.log",
-    conda:
-        "../../envs/torch.yaml"
     script:
         ENTRY
 
@@ -69,15 +69,15 @@ rule nmrshift_evaluate:
         metrics="results/nmrshift/metrics.json",
         claims="results/nmrshift/claims.json",
         pairs="results/nmrshift/pairs.parquet",
+    log:
+        "logs/nmrshift/evaluate.log",
+    conda:
+        "../../envs/torch.yaml"
     params:
         entry="repro.papers.nmrshift.evaluate",
         settings=nmrshift_settings(),
         seed=config["seed"],
         scale=config["scale"],
-    log:
-        "logs/nmrshift/evaluate.log",
-    conda:
-        "../../envs/torch.yaml"
     script:
         ENTRY
 
@@ -96,12 +96,12 @@ rule nmrshift_figures:
             )
             for name in NMRSHIFT_FIGURES
         },
-    params:
-        entry="repro.papers.nmrshift.figures",
     log:
         "logs/nmrshift/figures.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.nmrshift.figures",
     script:
         ENTRY
 

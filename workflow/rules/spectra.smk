@@ -20,14 +20,14 @@ rule spectra_raw:
         code=code_files("data/spectra"),
     output:
         raw="data/spectra/raw.json",
-    params:
-        entry="repro.data.spectra.raw",
-        section=SPECTRA,
-        raw_dir="data/spectra",
     log:
         "logs/data/spectra_raw.log",
     conda:
         "../../envs/chem.yaml"
+    params:
+        entry="repro.data.spectra.raw",
+        section=SPECTRA,
+        raw_dir=lambda wildcards, output: os.path.dirname(output.raw),
     script:
         ENTRY
 
@@ -38,17 +38,19 @@ rule spectra_data:
         code=code_files("data/spectra"),
     output:
         **SPECTRA_OUT,
-    params:
-        entry="repro.data.spectra.process",
-        settings=SPECTRA["processing"],
-        conformer_dir="data/spectra/conformers",
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=120,
     log:
         "logs/data/spectra.log",
     conda:
         "../../envs/chem.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    params:
+        entry="repro.data.spectra.process",
+        settings=SPECTRA["processing"],
+        conformer_dir=lambda wildcards, output: os.path.join(
+            os.path.dirname(output.manifest), "conformers"
+        ),
     script:
         ENTRY
