@@ -34,7 +34,7 @@ def spectra(tmp_path_factory, repo):
 
 def _train(spectra, tmp, variant):
     out = tmp / f"{variant}.parquet"
-    job = Job(SimpleNamespace(labelled=spectra.labelled, unlabelled=spectra.unlabelled), SimpleNamespace(predictions=str(out)), SimpleNamespace(settings=SETTINGS, seed=0, checkpoints=str(tmp / "ckpt" / variant)), SimpleNamespace(nucleus="1H", variant=variant))
+    job = Job(SimpleNamespace(labelled=spectra.labelled, unlabelled=spectra.unlabelled), SimpleNamespace(predictions=str(out)), SimpleNamespace(settings=SETTINGS, seed=0, device="cpu", checkpoints=str(tmp / "ckpt" / variant)), SimpleNamespace(nucleus="1H", variant=variant))
     train.main(job)
     return out
 
@@ -61,3 +61,13 @@ def test_rerun_resumes_from_checkpoint_with_identical_predictions(spectra, tmp_p
     again = pd.read_parquet(_train(spectra, tmp_path, "semi"))
     for a, b in zip(first["pred"], again["pred"]):
         np.testing.assert_array_equal(a, b)
+
+
+def test_transformer_backbone_trains_through_the_same_path(spectra, tmp_path):
+    settings = {**SETTINGS, "model": {"backbone": "transformer", "width": 16, "layers": 1, "heads": 2, "kernels": 8, "dropout": 0.0}, "train": {**SETTINGS["train"], "epochs": 1, "steps_per_epoch": 3}}
+    out = tmp_path / "t.parquet"
+    job = Job(SimpleNamespace(labelled=spectra.labelled, unlabelled=spectra.unlabelled), SimpleNamespace(predictions=str(out)), SimpleNamespace(settings=settings, seed=0, device="cpu", checkpoints=str(tmp_path / "ck")), SimpleNamespace(nucleus="13C", variant="semi"))
+    train.main(job)
+    frame = pd.read_parquet(out)
+    assert set(frame["kind"]) == {"labelled", "unlabelled"}
+    assert all(np.isfinite(p).all() for p in frame["pred"])

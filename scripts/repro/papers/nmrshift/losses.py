@@ -57,7 +57,7 @@ def hungarian_set_loss(pred: torch.Tensor, mask: torch.Tensor, observed: torch.T
         o = observed[b, : int(n_observed[b])]
         cost = pair_cost(p[:, None] - o[None, :], kind)
         rows, cols = linear_sum_assignment(cost.detach().cpu().numpy())
-        losses.append(cost[torch.as_tensor(rows), torch.as_tensor(cols)].sum())
+        losses.append(cost[torch.as_tensor(rows, device=cost.device), torch.as_tensor(cols, device=cost.device)].sum())
     return torch.stack(losses)
 
 

@@ -30,7 +30,7 @@ BOND_TOLERANCE = 1.15
 
 def token_of(atomic_numbers: torch.Tensor) -> torch.Tensor:
     """Token ids of atomic numbers; anything outside the element list maps to the last id."""
-    table = torch.full((128,), N_TOKENS - 1, dtype=torch.long)
+    table = torch.full((128,), N_TOKENS - 1, dtype=torch.long, device=atomic_numbers.device)
     for i, z in enumerate(ATOMIC_NUMBERS):
         table[z] = 2 + i
     return table[atomic_numbers.long()]
@@ -42,11 +42,11 @@ def bonded_neighbour_counts(tokens: torch.Tensor, distances: torch.Tensor) -> to
     Computed from the conformer alone (the model's input stays atom types + coordinates, as in
     Uni-Mol); it hands the small CPU model the bonding pattern a 15-layer backbone learns itself.
     """
-    radii = torch.zeros(N_TOKENS)
-    radii[2 : 2 + len(COVALENT_RADII)] = torch.tensor(COVALENT_RADII)
+    radii = torch.zeros(N_TOKENS, device=tokens.device)
+    radii[2 : 2 + len(COVALENT_RADII)] = torch.tensor(COVALENT_RADII, device=tokens.device)
     r = radii[tokens]
     bonded = (distances < BOND_TOLERANCE * (r[:, :, None] + r[:, None, :])) & (r[:, :, None] > 0) & (r[:, None, :] > 0)
-    bonded = bonded & ~torch.eye(tokens.shape[1], dtype=torch.bool)[None]
+    bonded = bonded & ~torch.eye(tokens.shape[1], dtype=torch.bool, device=tokens.device)[None]
     onehot = torch.nn.functional.one_hot(tokens, N_TOKENS).float()
     return bonded.float() @ onehot
 
@@ -150,9 +150,9 @@ def gaussian_environment(atomic_numbers: torch.Tensor, coords: torch.Tensor, ker
     onehot = torch.nn.functional.one_hot(tokens, N_TOKENS).float()[..., 2 : 2 + len(ELEMENTS)]
     d = torch.cdist(coords, coords)
     real = (atomic_numbers > 0).float()
-    pair = real[:, :, None] * real[:, None, :] * (1 - torch.eye(d.shape[1]))[None]
+    pair = real[:, :, None] * real[:, None, :] * (1 - torch.eye(d.shape[1], device=d.device))[None]
     fc = 0.5 * (torch.cos(torch.pi * d.clamp(max=cutoff) / cutoff) + 1.0) * pair
-    means = torch.linspace(0.8, cutoff, kernels)
+    means = torch.linspace(0.8, cutoff, kernels, device=d.device)
     width = (cutoff - 0.8) / kernels
     g = torch.exp(-0.5 * ((d[..., None] - means) / width) ** 2) * fc[..., None]
     env = torch.einsum("bijk,bje->biek", g, onehot).flatten(2)

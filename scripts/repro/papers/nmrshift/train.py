@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from repro.device import pick_device
 from repro.io import atomic_path
 from repro.papers.nmrshift.losses import SET_LOSSES
 from repro.papers.nmrshift.model import build_model
@@ -50,13 +51,17 @@ def lr_factor(step: int, total: int, warmup: float) -> float:
     return (step + 1) / warm if step < warm else max(0.0, (total - step) / max(1, total - warm))
 
 
-def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str, Any], seed: int, checkpoint: Path) -> tuple[torch.nn.Module, tuple[float, float]]:
+def _to(batch: dict[str, torch.Tensor], device: torch.device) -> dict[str, torch.Tensor]:
+    return {k: v.to(device) for k, v in batch.items()}
+
+
+def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str, Any], seed: int, checkpoint: Path, device: torch.device) -> tuple[torch.nn.Module, tuple[float, float]]:
     """Train one model on one fold; returns it with the standardisation (mean, sd) of the labelled targets."""
     seed_everything(seed)
     opt_cfg = settings["train"]
     values = data["labelled_train"].target[data["labelled_train"].mask]
     scale = (float(values.mean()), float(values.std()) or 1.0)
-    model = build_model(settings["model"], variant["solvent"])
+    model = build_model(settings["model"], variant["solvent"]).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=opt_cfg["lr"], betas=(0.9, 0.99), eps=1e-6)
     use_labels = variant["labelled"]
     use_sets = variant["unlabelled_fraction"] > 0 and len(data["unlabelled_train"]) > 0
@@ -71,13 +76,13 @@ def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str,
                 group["lr"] = opt_cfg["lr"] * lr_factor(epoch * steps + step, epochs * steps, opt_cfg["warmup"])
             batch = {}
             if use_labels:
-                batch["lab"] = data["labelled_train"].batch(rng.choice(len(data["labelled_train"]), b1), scale)
+                batch["lab"] = _to(data["labelled_train"].batch(rng.choice(len(data["labelled_train"]), b1), scale), device)
             if use_sets:
-                batch["unl"] = data["unlabelled_train"].batch(rng.choice(len(data["unlabelled_train"]), b2), scale)
+                batch["unl"] = _to(data["unlabelled_train"].batch(rng.choice(len(data["unlabelled_train"]), b2), scale), device)
             yield batch
 
     def loss_fn(net: torch.nn.Module, batch: dict[str, Any]) -> torch.Tensor:
-        loss = torch.zeros(())
+        loss = torch.zeros((), device=device)
         if "lab" in batch:
             lab = batch["lab"]
             pred = net(lab["atoms"], lab["coords"], lab["solvent"], lab.get("features"))
@@ -96,17 +101,19 @@ def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str,
 @torch.no_grad()
 def predict(model: torch.nn.Module, records: RecordSet, scale: tuple[float, float], batch_size: int = 64) -> list[np.ndarray]:
     """Predicted shifts (ppm) of each record's covered atoms, in atom order."""
+    device = next(model.parameters()).device
     out = []
     for start in range(0, len(records), batch_size):
         rows = np.arange(start, min(start + batch_size, len(records)))
-        batch = records.batch(rows, scale)
-        pred = model(batch["atoms"], batch["coords"], batch["solvent"], batch.get("features")).numpy() * scale[1] + scale[0]
-        out += [pred[i][batch["mask"][i].numpy()] for i in range(rows.size)]
+        batch = _to(records.batch(rows, scale), device)
+        pred = model(batch["atoms"], batch["coords"], batch["solvent"], batch.get("features")).cpu().numpy() * scale[1] + scale[0]
+        out += [pred[i][batch["mask"][i].cpu().numpy()] for i in range(rows.size)]
     return out
 
 
 def main(job) -> None:
     settings = job.params.settings
+    device = pick_device(job.params.device)
     nucleus, name = job.wildcards.nucleus, job.wildcards.variant
     variant = settings["variants"][name]
     labelled = load_records(job.input.labelled, nucleus)
@@ -120,7 +127,7 @@ def main(job) -> None:
     for fold in settings["folds"]:
         data = fold_data(labelled, unlabelled, fold, settings, variant, job.params.seed)
         seed = job.params.seed * 1000 + fold
-        model, scale = fit(data, settings, variant, seed, Path(job.params.checkpoints) / key / f"fold{fold}.pt")
+        model, scale = fit(data, settings, variant, seed, Path(job.params.checkpoints) / key / f"fold{fold}.pt", device)
         for kind in ("labelled_test", "unlabelled_test"):
             records = data[kind]
             for (_, meta), pred in zip(records.frame.iterrows(), predict(model, records, scale)):
