@@ -92,3 +92,22 @@ def test_changed_raw_file_stops_with_clear_error(tmp_path, repo):
     with pytest.raises(InputError, match="sha256 differs"):
         process.main(Job(SimpleNamespace(raw=str(tmp_path / "raw.json")), out, SimpleNamespace(settings=SETTINGS, conformer_dir=str(tmp_path / "conformers"))))
     assert not Path(out.labelled).exists()
+
+
+def test_unreadable_sdf_entry_is_counted_and_the_rest_kept(tmp_path):
+    from repro.data.spectra.molecules import ConformerCache
+    from repro.data.spectra.sdf import write_sdf
+
+    good = Chem.AddHs(Chem.MolFromSmiles("CCO"))
+    props = {"nmrshiftdb2 ID": "1", "Solvent": "0:Chloroform-D1 (CDCl3)", "Spectrum 13C 0": "18.1;0.0Q;0|58.3;0.0T;1|"}
+    path = tmp_path / "two.sd"
+    write_sdf(path, [(good, props), (good, props)])
+    text = path.read_text()
+    first_end = text.index("$$$$") + 5
+    broken = text[:first_end] + text[first_end:].replace("V2000", "V2000\nnot an atom line", 1)
+    path.write_text(broken)
+    log = process.RejectionLog()
+    rows = list(process.labelled_rows(path, "13C", SETTINGS, ConformerCache(tmp_path / "c"), log))
+    assert len(rows) == 1
+    assert log.counts["labelled/13C"]["bad_molecule"] == 1
+    np.testing.assert_allclose(sorted(rows[0]["observed"]), [18.1, 58.3], rtol=1e-6)
