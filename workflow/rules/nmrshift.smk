@@ -2,7 +2,12 @@
 
 NMRSHIFT = paper_config("nmrshift")
 NMRSHIFT_CODE = code_files("papers/nmrshift")
-NMRSHIFT_FIGURES = ["mae_vs_unlabelled", "predicted_vs_true", "per_solvent"]
+NMRSHIFT_FIGURES = [
+    "mae_vs_unlabelled",
+    "predicted_vs_true",
+    "per_solvent",
+    "solvent_shift_changes",
+]
 
 
 def nmrshift_settings():
@@ -86,6 +91,10 @@ rule nmrshift_figures:
     input:
         metrics="results/nmrshift/metrics.json",
         pairs="results/nmrshift/pairs.parquet",
+        predictions=[
+            f"results/nmrshift/predictions/{n}/semi.parquet"
+            for n in NMRSHIFT["nuclei"]
+        ],
         code=NMRSHIFT_CODE,
     output:
         **{

@@ -1,4 +1,4 @@
-"""Stage ``nmrshift_figures``: MAE against unlabelled data, predicted against true, per-solvent errors."""
+"""Stage ``nmrshift_figures``: MAE against unlabelled data, predicted against true, per-solvent errors and shift changes."""
 
 from __future__ import annotations
 
@@ -51,9 +51,25 @@ def per_solvent(metrics: dict, path: str) -> None:
     save(fig, path)
 
 
+def solvent_shift_changes(predictions: pd.DataFrame, path: str) -> None:
+    """Predicted shift change when only the solvent id changes (DMSO-d6 or other minus CDCl3), per atom."""
+    sel = predictions[(predictions.variant == "semi") & (predictions.kind == "labelled")]
+    nuclei = sorted(sel.nucleus.unique())
+    fig, axes = subplots(1, len(nuclei), width=3.4)
+    for ax, nucleus in zip(axes[0], nuclei):
+        rows = sel[sel.nucleus == nucleus]
+        base = np.concatenate(list(rows["pred_as_CDCl3"]))
+        for group in ("DMSO-d6", "other"):
+            ax.hist(np.concatenate(list(rows[f"pred_as_{group}"])) - base, bins=40, alpha=0.6, label=f"{group} - CDCl3")
+        ax.set(xlabel="predicted shift change (ppm)", ylabel="atoms", title=f"{nucleus}, semi-supervised model")
+        ax.legend()
+    save(fig, path)
+
+
 def main(job) -> None:
     metrics = read_json(job.input.metrics)
     pairs = pd.read_parquet(job.input.pairs)
     mae_vs_unlabelled(metrics, job.output.mae_vs_unlabelled)
     predicted_vs_true(pairs, job.output.predicted_vs_true)
     per_solvent(metrics, job.output.per_solvent)
+    solvent_shift_changes(pd.concat([pd.read_parquet(p) for p in job.input.predictions], ignore_index=True), job.output.solvent_shift_changes)

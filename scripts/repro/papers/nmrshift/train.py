@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from repro.data.spectra.solvents import GROUP_IDS
 from repro.device import pick_device
 from repro.io import atomic_path
 from repro.papers.nmrshift.losses import SET_LOSSES
@@ -99,13 +100,15 @@ def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str,
 
 
 @torch.no_grad()
-def predict(model: torch.nn.Module, records: RecordSet, scale: tuple[float, float], batch_size: int = 64) -> list[np.ndarray]:
-    """Predicted shifts (ppm) of each record's covered atoms, in atom order."""
+def predict(model: torch.nn.Module, records: RecordSet, scale: tuple[float, float], batch_size: int = 64, solvent: int | None = None) -> list[np.ndarray]:
+    """Predicted shifts (ppm) of each record's covered atoms, in atom order; ``solvent`` overrides the recorded group id."""
     device = next(model.parameters()).device
     out = []
     for start in range(0, len(records), batch_size):
         rows = np.arange(start, min(start + batch_size, len(records)))
         batch = _to(records.batch(rows, scale), device)
+        if solvent is not None:
+            batch["solvent"] = torch.full_like(batch["solvent"], solvent)
         pred = model(batch["atoms"], batch["coords"], batch["solvent"], batch.get("features")).cpu().numpy() * scale[1] + scale[0]
         out += [pred[i][batch["mask"][i].cpu().numpy()] for i in range(rows.size)]
     return out
@@ -130,8 +133,9 @@ def main(job) -> None:
         model, scale = fit(data, settings, variant, seed, Path(job.params.checkpoints) / key / f"fold{fold}.pt", device)
         for kind in ("labelled_test", "unlabelled_test"):
             records = data[kind]
-            for (_, meta), pred in zip(records.frame.iterrows(), predict(model, records, scale)):
-                rows.append({"kind": kind.split("_")[0], "fold": fold, "mol_id": meta["mol_id"], "smiles": meta["smiles"], "solvent_group": meta["solvent_group"], "pred": pred.astype(np.float32)})
+            as_solvent = {f"pred_as_{group}": predict(model, records, scale, solvent=gid) for group, gid in GROUP_IDS.items()}
+            for i, ((_, meta), pred) in enumerate(zip(records.frame.iterrows(), predict(model, records, scale))):
+                rows.append({"kind": kind.split("_")[0], "fold": fold, "mol_id": meta["mol_id"], "smiles": meta["smiles"], "solvent_group": meta["solvent_group"], "pred": pred.astype(np.float32)} | {k: v[i].astype(np.float32) for k, v in as_solvent.items()})
         log.info("%s %s fold %d: %d labelled, %d unlabelled training records", nucleus, name, fold, len(data["labelled_train"]), len(data["unlabelled_train"]))
     with atomic_path(job.output.predictions) as tmp:
         pd.DataFrame(rows).assign(nucleus=nucleus, variant=name).to_parquet(tmp, index=False)
