@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from rdkit import Chem, RDLogger, rdBase
 from rdkit.Chem import AllChem
+from rdkit.Chem import rdFingerprintGenerator
 
 from repro.io import atomic_path
 
@@ -107,6 +108,26 @@ def canonical_with_hydrogens(mol: Chem.Mol) -> tuple[str, Chem.Mol, list[int]]:
 def symmetry_classes(mol: Chem.Mol) -> np.ndarray:
     """Topological symmetry class of every atom (RDKit canonical ranks without tie breaking)."""
     return np.asarray(list(Chem.CanonicalRankAtoms(mol, breakTies=False)), dtype=np.int64)
+
+
+ENVIRONMENT_RADIUS = 3
+
+
+def environment_codes(mol: Chem.Mol, radius: int = ENVIRONMENT_RADIUS) -> np.ndarray:
+    """Atom-centred environment identifiers [N, radius + 1] (Morgan/ECFP per radius; -1 where RDKit drops a duplicate).
+
+    Stored with each record so the HOSE-like lookup baseline runs without RDKit: its codes play the
+    role of HOSE spheres (radius 0..3 around the atom).
+    """
+    generator = rdFingerprintGenerator.GetMorganGenerator(radius=radius)
+    output = rdFingerprintGenerator.AdditionalOutput()
+    output.AllocateBitInfoMap()
+    generator.GetSparseCountFingerprint(mol, additionalOutput=output)
+    codes = np.full((mol.GetNumAtoms(), radius + 1), -1, dtype=np.int64)
+    for code, hits in output.GetBitInfoMap().items():
+        for atom, r in hits:
+            codes[atom, r] = code
+    return codes
 
 
 def _embed(canon: Chem.Mol) -> np.ndarray:

@@ -4,7 +4,8 @@ Canonical record (one row per molecule and nucleus; ``labelled.parquet`` from NM
 ``unlabelled.parquet`` from NMRexp): mol_id, smiles (canonical), nucleus, solvent, solvent_group,
 fold, atoms (atomic numbers, canonical order, explicit H), coordinates (float32, N*3 flattened, Å),
 target_mask (atoms the spectrum covers), target (assigned shift, NaN where unassigned or unknown),
-observed (the spectrum's sorted multiset). One bad record is counted with its reason and skipped;
+observed (the spectrum's sorted multiset), env_codes (atom environment ids, N*4 flattened, for the
+HOSE-like baseline). One bad record is counted with its reason and skipped;
 a file that is not what it claims stops the run (:class:`repro.io.InputError`).
 """
 
@@ -23,7 +24,7 @@ from rdkit import rdBase
 
 from repro.data.spectra.acquire import sha256
 from repro.data.spectra.literature import NUCLEUS_OF_TYPE, RANGES, parse_text
-from repro.data.spectra.molecules import ConformerCache, Rejected, canonical_with_hydrogens, check_molecule, filtered_molecule, symmetry_classes
+from repro.data.spectra.molecules import ConformerCache, Rejected, canonical_with_hydrogens, check_molecule, environment_codes, filtered_molecule, symmetry_classes
 from repro.data.spectra.sdf import SPECTRUM_KEYS, carbon_assignments, parse_spectrum_field, proton_assignments, read_sdf
 from repro.data.spectra.solvents import solvent_group
 from repro.entry import Job
@@ -69,7 +70,7 @@ def _geometry(mol, cache: ConformerCache):
     return smiles, canon, source_index, coords, atoms
 
 
-def _row(mol_id, smiles, nucleus, solvent, atoms, coords, mask, target, observed) -> dict[str, Any]:
+def _row(mol_id, smiles, nucleus, solvent, atoms, coords, mask, target, observed, canon) -> dict[str, Any]:
     return {
         "mol_id": mol_id,
         "smiles": smiles,
@@ -82,6 +83,7 @@ def _row(mol_id, smiles, nucleus, solvent, atoms, coords, mask, target, observed
         "target_mask": mask,
         "target": target.astype(np.float32),
         "observed": np.sort(observed).astype(np.float32),
+        "env_codes": environment_codes(canon).reshape(-1),
     }
 
 
@@ -119,7 +121,7 @@ def labelled_rows(path: Path, nucleus: str, settings: dict[str, Any], cache: Con
             continue
         log_.keep("labelled", nucleus)
         mol_id = rec.props.get("nmrshiftdb2 ID", f"sdf-{rec.index}")
-        yield _row(mol_id, smiles, nucleus, rec.props.get("Solvent", ""), atoms, coords, mask, target, target[mask])
+        yield _row(mol_id, smiles, nucleus, rec.props.get("Solvent", ""), atoms, coords, mask, target, target[mask], canon)
 
 
 def literature_batches(path: Path, batch_rows: int = 50_000) -> Iterator[pd.DataFrame]:
@@ -148,7 +150,7 @@ def literature_row(row: dict[str, Any], where: str, settings: dict[str, Any], ca
         mask = chosen
     if observed.size != mask.sum():
         raise Rejected("count_mismatch", f"{observed.size} values for {int(mask.sum())} {'H atoms' if nucleus == '1H' else 'carbon classes'}")
-    return _row(row.get("filename") or where, smiles, nucleus, row["nmr_solvent"], atoms, coords, mask, np.full(atoms.size, np.nan), observed)
+    return _row(row.get("filename") or where, smiles, nucleus, row["nmr_solvent"], atoms, coords, mask, np.full(atoms.size, np.nan), observed, canon)
 
 
 def unlabelled_rows(path: Path, settings: dict[str, Any], cache: ConformerCache, log_: RejectionLog, outcomes: list[str]) -> Iterator[dict[str, Any]]:

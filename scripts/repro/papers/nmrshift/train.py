@@ -4,7 +4,7 @@ Batch objective (brief §3): L = (1/N1) sum L_atom + lambda (1/N2) sum L_mol ove
 half-batch (B1 molecules) and an unlabelled half-batch (B2 spectra); shifts are standardised
 with the labelled training scaler so both terms live in one space. Variants switch the pieces:
 supervised (no unlabelled data), semi (sorting set loss), semi_hungarian (optimal assignment),
-weak_only (no labels), and the solvent strategies. Labels are scarce on purpose: each fold
+weak_only (no labels), the solvent strategies, and the HOSE-like lookup (``method: hose``). Labels are scarce on purpose: each fold
 trains on ``n_labelled`` labelled molecules drawn from the non-test folds.
 """
 
@@ -23,6 +23,7 @@ import torch
 from repro.data.spectra.solvents import GROUP_IDS
 from repro.device import pick_device
 from repro.io import atomic_path
+from repro.papers.nmrshift.hose import EnvironmentLookup
 from repro.papers.nmrshift.losses import SET_LOSSES
 from repro.papers.nmrshift.model import build_model
 from repro.papers.nmrshift.records import RecordSet, load_records
@@ -130,11 +131,16 @@ def main(job) -> None:
     for fold in settings["folds"]:
         data = fold_data(labelled, unlabelled, fold, settings, variant, job.params.seed)
         seed = job.params.seed * 1000 + fold
-        model, scale = fit(data, settings, variant, seed, Path(job.params.checkpoints) / key / f"fold{fold}.pt", device)
+        if variant.get("method", "model") == "hose":
+            lookup = EnvironmentLookup(data["labelled_train"])
+            predictor = lambda records, solvent=None: lookup.predict(records)  # noqa: E731
+        else:
+            model, scale = fit(data, settings, variant, seed, Path(job.params.checkpoints) / key / f"fold{fold}.pt", device)
+            predictor = lambda records, solvent=None: predict(model, records, scale, solvent=solvent)  # noqa: E731
         for kind in ("labelled_test", "unlabelled_test"):
             records = data[kind]
-            as_solvent = {f"pred_as_{group}": predict(model, records, scale, solvent=gid) for group, gid in GROUP_IDS.items()}
-            for i, ((_, meta), pred) in enumerate(zip(records.frame.iterrows(), predict(model, records, scale))):
+            as_solvent = {f"pred_as_{group}": predictor(records, solvent=gid) for group, gid in GROUP_IDS.items()}
+            for i, ((_, meta), pred) in enumerate(zip(records.frame.iterrows(), predictor(records))):
                 rows.append({"kind": kind.split("_")[0], "fold": fold, "mol_id": meta["mol_id"], "smiles": meta["smiles"], "solvent_group": meta["solvent_group"], "pred": pred.astype(np.float32)} | {k: v[i].astype(np.float32) for k, v in as_solvent.items()})
         log.info("%s %s fold %d: %d labelled, %d unlabelled training records", nucleus, name, fold, len(data["labelled_train"]), len(data["unlabelled_train"]))
     with atomic_path(job.output.predictions) as tmp:
