@@ -125,8 +125,10 @@ def main(job) -> None:
     probe = build_model(settings["model"], variant["solvent"])
     labelled.attach_features(probe)
     unlabelled.attach_features(probe)
-    # Checkpoints are keyed by the settings that shape them, so a changed config never resumes a stale run.
-    key = hashlib.sha1(json.dumps([settings["model"], settings["train"], variant, settings["n_labelled"], job.params.seed], sort_keys=True).encode()).hexdigest()[:12]
+    # Checkpoints are keyed by the settings and the training code that shape them, so a changed config
+    # or model never resumes a stale run.
+    code = "".join((Path(__file__).parent / name).read_text() for name in ("model.py", "losses.py", "records.py", "train.py"))
+    key = hashlib.sha1(json.dumps([settings["model"], settings["train"], variant, settings["n_labelled"], job.params.seed, code], sort_keys=True).encode()).hexdigest()[:12]
     rows = []
     for fold in settings["folds"]:
         data = fold_data(labelled, unlabelled, fold, settings, variant, job.params.seed)
