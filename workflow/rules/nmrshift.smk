@@ -10,23 +10,19 @@ NMRSHIFT_FIGURES = [
 ]
 
 
-def nmrshift_settings():
-    """The paper section plus the shipped file of reported numbers (read by evaluate)."""
-    return {**NMRSHIFT, "reported_file": repo_file("resources/nmrshift/reported.yaml")}
-
-
-def nmrshift_runs():
-    """(nucleus, variant) of every training job; a variant may restrict its nuclei."""
-    return [
-        (n, v)
-        for v, spec in NMRSHIFT["variants"].items()
-        for n in spec.get("nuclei", NMRSHIFT["nuclei"])
-        if n in NMRSHIFT["nuclei"]
-    ]
-
-
-def nmrshift_resource(stage, key, default):
-    return NMRSHIFT.get("resources", {}).get(stage, {}).get(key, default)
+# The paper section plus the shipped file of reported numbers (read by evaluate).
+NMRSHIFT_SETTINGS = {
+    **NMRSHIFT,
+    "reported_file": repo_file("resources/nmrshift/reported.yaml"),
+}
+# (nucleus, variant) of every training job; a variant may restrict its nuclei.
+NMRSHIFT_RUNS = [
+    (n, v)
+    for v, spec in NMRSHIFT["variants"].items()
+    for n in spec.get("nuclei", NMRSHIFT["nuclei"])
+    if n in NMRSHIFT["nuclei"]
+]
+NMRSHIFT_TRAIN_RESOURCES = NMRSHIFT.get("resources", {}).get("train", {})
 
 
 rule nmrshift_train:
@@ -43,11 +39,11 @@ rule nmrshift_train:
         variant="[a-z0-9_]+",
     conda:
         "../../envs/torch.yaml"
-    threads: nmrshift_resource("train", "threads", 1)
+    threads: NMRSHIFT_TRAIN_RESOURCES.get("threads", 1)
     resources:
-        mem_mb=nmrshift_resource("train", "mem_mb", 2000),
-        runtime=nmrshift_resource("train", "runtime", 30),
-        gpu=nmrshift_resource("train", "gpu", 1 if config["scale"] == "full" else 0),
+        mem_mb=NMRSHIFT_TRAIN_RESOURCES.get("mem_mb", 2000),
+        runtime=NMRSHIFT_TRAIN_RESOURCES.get("runtime", 30),
+        gpu=NMRSHIFT_TRAIN_RESOURCES.get("gpu", 1 if config["scale"] == "full" else 0),
     params:
         entry="repro.papers.nmrshift.train",
         settings=lambda wc: {
@@ -64,7 +60,7 @@ rule nmrshift_train:
 rule nmrshift_evaluate:
     input:
         predictions=[
-            f"results/nmrshift/predictions/{n}/{v}.parquet" for n, v in nmrshift_runs()
+            f"results/nmrshift/predictions/{n}/{v}.parquet" for n, v in NMRSHIFT_RUNS
         ],
         labelled=SPECTRA_OUT["labelled"],
         unlabelled=SPECTRA_OUT["unlabelled"],
@@ -80,7 +76,7 @@ rule nmrshift_evaluate:
         "../../envs/torch.yaml"
     params:
         entry="repro.papers.nmrshift.evaluate",
-        settings=nmrshift_settings(),
+        settings=NMRSHIFT_SETTINGS,
         seed=config["seed"],
         scale=config["scale"],
     script:
