@@ -88,3 +88,35 @@ def test_html_instead_of_data_is_a_clear_error(server, tmp_path):
     entry = {"name": "nmrshiftdb2withsignals.sd", "url": f"{url}/page", "role": "labelled_sdf", "licence": "x"}
     with pytest.raises(InputError, match="HTML page"):
         download(entry, tmp_path)
+
+
+def test_remote_and_local_producers_give_the_same_canonical_records(server, tmp_path, repo):
+    from types import SimpleNamespace
+
+    from repro.data.spectra import process, raw
+    from repro.entry import Job
+    from test_spectra_process import SECTION, SETTINGS
+
+    root, url, _ = server
+    embedded = tmp_path / "embedded_run"
+    raw.main(Job(SimpleNamespace(molecules=str(repo / "resources/spectra/molecules.smi")), SimpleNamespace(raw=str(embedded / "raw.json")), SimpleNamespace(section=SECTION, raw_dir=str(embedded))))
+    sdf, table = embedded / "embedded/nmrshiftdb2withsignals.sd", embedded / "embedded/NMRexp_synthetic.parquet"
+    (root / sdf.name).write_bytes(sdf.read_bytes())
+    (root / table.name).write_bytes(table.read_bytes())
+    sections = {
+        "remote": {"source": "remote", "remote": {"files": [
+            {"name": sdf.name, "url": f"{url}/{sdf.name}", "role": "labelled_sdf", "licence": "test"},
+            {"name": table.name, "url": f"{url}/{table.name}", "role": "literature", "licence": "test"},
+        ]}},
+        "local": {"source": "local", "local": {"files": [{"path": str(sdf), "role": "labelled_sdf"}, {"path": str(table), "role": "literature"}]}},
+    }
+    frames = {}
+    for name, section in sections.items():
+        out = tmp_path / name
+        raw.main(Job(SimpleNamespace(molecules=None), SimpleNamespace(raw=str(out / "raw.json")), SimpleNamespace(section=section, raw_dir=str(out))))
+        outputs = SimpleNamespace(labelled=str(out / "l.parquet"), unlabelled=str(out / "u.parquet"), rejections=str(out / "r.json"), manifest=str(out / "m.json"))
+        process.main(Job(SimpleNamespace(raw=str(out / "raw.json")), outputs, SimpleNamespace(settings=SETTINGS, conformer_dir=str(tmp_path / "conformers"))))
+        frames[name] = (pd.read_parquet(outputs.labelled), pd.read_parquet(outputs.unlabelled))
+    for a, b in zip(frames["remote"], frames["local"]):
+        assert a[["mol_id", "smiles", "nucleus", "fold"]].equals(b[["mol_id", "smiles", "nucleus", "fold"]])
+        assert len(a) > 0
