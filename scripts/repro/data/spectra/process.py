@@ -1,0 +1,265 @@
+"""Stage ``spectra_data``: raw files -> canonical parquet records, with every rejection counted.
+
+Canonical record (one row per molecule and nucleus; ``labelled.parquet`` from NMRShiftDB2,
+``unlabelled.parquet`` from NMRexp): mol_id, smiles (canonical), nucleus, solvent, solvent_group,
+fold, atoms (atomic numbers, canonical order, explicit H), coordinates (float32, N*3 flattened, Å),
+target_mask (atoms the spectrum covers), target (assigned shift, NaN where unassigned or unknown),
+observed (the spectrum's sorted multiset), env_codes (atom environment ids, N*4 flattened, for the
+HOSE-like baseline). One bad record is counted with its reason and skipped;
+a file that is not what it claims stops the run (:class:`repro.io.InputError`).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import zlib
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+from rdkit import rdBase
+
+from repro.data.spectra.acquire import sha256
+from repro.data.spectra.literature import NUCLEUS_OF_TYPE, RANGES, parse_text
+from repro.data.spectra.molecules import ConformerCache, Rejected, canonical_with_hydrogens, check_molecule, environment_codes, filtered_molecule, symmetry_classes
+from repro.data.spectra.sdf import SPECTRUM_KEYS, carbon_assignments, parse_spectrum_field, proton_assignments, read_sdf
+from repro.data.spectra.solvents import solvent_group
+from repro.entry import Job
+from repro.io import InputError, atomic_path, read_json, write_json
+
+log = logging.getLogger(__name__)
+LITERATURE_COLUMNS = ["smiles", "nmr_type", "nmr_shift", "nmr_solvent", "filename"]
+NUCLEI = ("1H", "13C")
+ELEMENT = {"1H": 1, "13C": 6}
+
+
+class RejectionLog:
+    """Counts of rejected records per (source, nucleus, reason), with a few examples each."""
+
+    def __init__(self, examples: int = 3):
+        self.counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+        self.examples: dict[str, list[str]] = collections.defaultdict(list)
+        self.kept: collections.Counter = collections.Counter()
+        self.max_examples = examples
+
+    def reject(self, source: str, nucleus: str, where: str, err: Rejected) -> None:
+        key = f"{source}/{nucleus}"
+        self.counts[key][err.reason] += 1
+        if len(self.examples[f"{key}/{err.reason}"]) < self.max_examples:
+            self.examples[f"{key}/{err.reason}"].append(f"{where}: {err.detail}")
+
+    def keep(self, source: str, nucleus: str) -> None:
+        self.kept[f"{source}/{nucleus}"] += 1
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "kept": dict(self.kept),
+            "rejected": {k: dict(v) for k, v in self.counts.items()},
+            "rejected_total": {k: sum(v.values()) for k, v in self.counts.items()},
+            "examples": dict(self.examples),
+        }
+
+
+def _geometry(mol, cache: ConformerCache):
+    smiles, canon, source_index = canonical_with_hydrogens(mol)
+    coords = cache.coordinates(smiles, canon)
+    atoms = np.array([a.GetAtomicNum() for a in canon.GetAtoms()], np.int8)
+    return smiles, canon, source_index, coords, atoms
+
+
+def _row(mol_id, smiles, nucleus, solvent, atoms, coords, mask, target, observed, canon) -> dict[str, Any]:
+    return {
+        "mol_id": mol_id,
+        "smiles": smiles,
+        "nucleus": nucleus,
+        "solvent": solvent,
+        "solvent_group": solvent_group(solvent),
+        "n_atoms": int(atoms.size),
+        "atoms": atoms,
+        "coordinates": coords.reshape(-1).astype(np.float32),
+        "target_mask": mask,
+        "target": target.astype(np.float32),
+        "observed": np.sort(observed).astype(np.float32),
+        "env_codes": environment_codes(canon).reshape(-1),
+    }
+
+
+def labelled_rows(path: Path, nucleus: str, settings: dict[str, Any], cache: ConformerCache, log_: RejectionLog) -> Iterator[dict[str, Any]]:
+    """Per-atom assigned records of one nucleus from an NMRShiftDB2 SD file."""
+    low, high = RANGES[nucleus]
+    for rec in read_sdf(path):
+        where = f"{path.name}#{rec.index}"
+        field = rec.props.get(SPECTRUM_KEYS[nucleus])
+        if rec.mol is None:
+            log_.reject("labelled", nucleus, where, Rejected("bad_molecule", "RDKit cannot read the molfile"))
+            continue
+        if field is None:
+            continue
+        try:
+            check_molecule(rec.mol)
+            signals = parse_spectrum_field(field, settings["atom_index_base"])
+            smiles, canon, source_index, coords, atoms = _geometry(rec.mol, cache)
+            canon_of = {src: i for i, src in enumerate(source_index)}
+            target = np.full(atoms.size, np.nan)
+            if nucleus == "13C":
+                for idx, shift in carbon_assignments(rec.mol, signals).items():
+                    target[canon_of[idx]] = shift
+            else:
+                for carrier, shifts in proton_assignments(rec.mol, signals).items():
+                    hs = [n.GetIdx() for n in canon.GetAtomWithIdx(canon_of[carrier]).GetNeighbors() if n.GetAtomicNum() == 1]
+                    if len(shifts) not in (1, len(hs)):
+                        raise Rejected("bad_assignment", f"{len(shifts)} distinct shifts for {len(hs)} H on atom {carrier}")
+                    target[hs] = shifts if len(shifts) == len(hs) else shifts[0]
+            mask = np.isfinite(target)
+            if np.any((target[mask] <= low) | (target[mask] >= high)):
+                raise Rejected("out_of_range", f"shift outside ({low:g}, {high:g}) ppm")
+        except Rejected as err:
+            log_.reject("labelled", nucleus, where, err)
+            continue
+        log_.keep("labelled", nucleus)
+        mol_id = rec.props.get("nmrshiftdb2 ID", f"sdf-{rec.index}")
+        yield _row(mol_id, smiles, nucleus, rec.props.get("Solvent", ""), atoms, coords, mask, target, target[mask], canon)
+
+
+def literature_batches(path: Path, batch_rows: int = 50_000) -> Iterator[pd.DataFrame]:
+    """The needed NMRexp columns in batches (parquet by column selection, CSV in chunks)."""
+    if path.suffix == ".parquet":
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=LITERATURE_COLUMNS):
+            yield batch.to_pandas()
+    else:
+        yield from pd.read_csv(path, usecols=LITERATURE_COLUMNS, chunksize=batch_rows, dtype=str)
+
+
+def literature_row(row: dict[str, Any], where: str, settings: dict[str, Any], cache: ConformerCache) -> dict[str, Any]:
+    """One unassigned record from an NMRexp row; raises :class:`Rejected` with the failing check."""
+    nucleus = NUCLEUS_OF_TYPE[row["nmr_type"]]
+    observed = parse_text(row["nmr_shift"], nucleus, settings["h_gap"])
+    mol = filtered_molecule(row["smiles"])
+    smiles, canon, _, coords, atoms = _geometry(mol, cache)
+    mask = atoms == ELEMENT[nucleus]
+    if nucleus == "13C":
+        classes = symmetry_classes(canon)
+        rng = np.random.default_rng([settings["representative_seed"], zlib.crc32(smiles.encode())])
+        chosen = np.zeros_like(mask)
+        for cls in np.unique(classes[mask]):
+            members = np.flatnonzero(mask & (classes == cls))
+            chosen[rng.choice(members)] = True
+        mask = chosen
+    if observed.size != mask.sum():
+        raise Rejected("count_mismatch", f"{observed.size} values for {int(mask.sum())} {'H atoms' if nucleus == '1H' else 'carbon classes'}")
+    return _row(row.get("filename") or where, smiles, nucleus, row["nmr_solvent"], atoms, coords, mask, np.full(atoms.size, np.nan), observed, canon)
+
+
+def unlabelled_rows(path: Path, settings: dict[str, Any], cache: ConformerCache, log_: RejectionLog, outcomes: list[str]) -> Iterator[dict[str, Any]]:
+    """Records from an NMRexp table; ``outcomes`` gets 'kept' or the rejection reason of every row."""
+    index = 0
+    for frame in literature_batches(path):
+        for row in frame.to_dict("records"):
+            where = f"{path.name}#{index}"
+            index += 1
+            nucleus = NUCLEUS_OF_TYPE.get(row.get("nmr_type"))
+            if nucleus is None or nucleus not in settings["nuclei"]:
+                log_.reject("unlabelled", "other", where, Rejected("other_nucleus", str(row.get("nmr_type"))))
+                outcomes.append("other_nucleus")
+                continue
+            try:
+                record = literature_row(row, where, settings, cache)
+            except Rejected as err:
+                log_.reject("unlabelled", nucleus, where, err)
+                outcomes.append(err.reason)
+                continue
+            outcomes.append("kept")
+            log_.keep("unlabelled", nucleus)
+            yield record
+
+
+def assign_folds(frame: pd.DataFrame, n_folds: int, seed: int) -> pd.DataFrame:
+    """k-fold split by molecule (canonical SMILES), so a compound's 1H and 13C records share a fold."""
+    unique = np.array(sorted(frame["smiles"].unique()))
+    order = np.random.default_rng(seed).permutation(unique.size)
+    fold = {s: int(rank % n_folds) for rank, s in zip(range(unique.size), unique[order])}
+    return frame.assign(fold=frame["smiles"].map(fold).astype(np.int64))
+
+
+def _deduplicate(rows: list[dict[str, Any]], exclude: set[str], log_: RejectionLog, outcomes: list[str], positions: list[int]) -> list[dict[str, Any]]:
+    """Drop repeated (SMILES, nucleus) pairs and compounds of the labelled benchmark (no overlap)."""
+    seen, kept = set(), []
+    for row, pos in zip(rows, positions):
+        key = (row["smiles"], row["nucleus"])
+        reason = "in_labelled_set" if row["smiles"] in exclude else "duplicate" if key in seen else None
+        if reason:
+            log_.reject("unlabelled", row["nucleus"], row["mol_id"], Rejected(reason))
+            log_.kept[f"unlabelled/{row['nucleus']}"] -= 1
+            outcomes[pos] = reason
+            continue
+        seen.add(key)
+        kept.append(row)
+    return kept
+
+
+def _write_parquet(path: str, rows: list[dict[str, Any]], n_folds: int, seed: int) -> int:
+    if not rows:
+        raise InputError(path, "no record passed the filters; see the rejection report")
+    frame = assign_folds(pd.DataFrame(rows), n_folds, seed)
+    with atomic_path(path) as tmp:
+        frame.to_parquet(tmp, index=False)
+    return len(frame)
+
+
+def synthetic_check(truth_file: str, outcomes: list[str]) -> dict[str, Any]:
+    """Compare the filters' outcome of every synthetic row with the generator's record of what it broke."""
+    truth = read_json(truth_file)["rows"]
+    table = collections.Counter()
+    for item in truth:
+        outcome = outcomes[item["row"]]
+        if item["kind"] == "clean":
+            table["clean_kept" if outcome == "kept" else "clean_rejected"] += 1
+        else:
+            table["malformed_rejected" if outcome != "kept" else "malformed_kept"] += 1
+            table["malformed_reason_matches"] += outcome == item["kind"]
+    return dict(table)
+
+
+def main(job: Job) -> None:
+    raw = read_json(job.input.raw)
+    settings = job.params.settings
+    for entry in raw["files"]:
+        if sha256(entry["path"]) != entry["sha256"]:
+            raise InputError(entry["path"], "changed since it was listed in raw.json (sha256 differs); rerun spectra_raw")
+    cache = ConformerCache(job.params.conformer_dir)
+    rejections = RejectionLog()
+    labelled: list[dict[str, Any]] = []
+    for entry in (e for e in raw["files"] if e["role"] == "labelled_sdf"):
+        for nucleus in settings["nuclei"]:
+            labelled += labelled_rows(Path(entry["path"]), nucleus, settings, cache, rejections)
+    unlabelled, outcomes, positions = [], [], []
+    for entry in (e for e in raw["files"] if e["role"] == "literature"):
+        for row in unlabelled_rows(Path(entry["path"]), settings, cache, rejections, outcomes):
+            positions.append(len(outcomes) - 1)
+            unlabelled.append(row)
+    unlabelled = _deduplicate(unlabelled, {r["smiles"] for r in labelled}, rejections, outcomes, positions)
+    counts = {
+        "labelled": _write_parquet(job.output.labelled, labelled, settings["folds"], settings["cv_seed"]),
+        "unlabelled": _write_parquet(job.output.unlabelled, unlabelled, settings["folds"], settings["cv_seed"]),
+    }
+    report = rejections.report()
+    report["conformer_cache"] = {"hits": cache.hits, "misses": cache.misses, "dir": str(cache.root)}
+    if raw.get("synthetic"):
+        report["synthetic_check"] = synthetic_check(raw["truth"], outcomes)
+    write_json(job.output.rejections, report)
+    log.info("records: %s; rejected: %s", counts, report["rejected_total"])
+    write_json(
+        job.output.manifest,
+        {
+            "source": raw["source"],
+            "synthetic": bool(raw.get("synthetic")),
+            "raw_files": raw["files"],
+            "records": counts,
+            "rdkit": rdBase.rdkitVersion,
+            "settings": settings,
+            "outputs": {name: {"path": str(p), "sha256": sha256(p)} for name, p in (("labelled", job.output.labelled), ("unlabelled", job.output.unlabelled))},
+        },
+    )

@@ -1,0 +1,116 @@
+"""NMRShiftDB2 SD files with signals: reading the per-atom assignments, and writing the same layout.
+
+A spectrum property looks like ``Spectrum 13C 0`` = ``17.6;0.0Q;10|18.3;0.0T;0|`` (shift; intensity
+and multiplicity; atom index). Indices in ``nmrshiftdb2withsignals.sd`` are 0-based (``atom_index_base``
+makes that a setting). ¹H assignments may point at the H atom or at its heavy-atom carrier; both
+are accepted and resolved to the carrier, whose H atoms then get the shift.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from rdkit import Chem, rdBase
+
+from repro.data.spectra.molecules import Rejected
+from repro.io import InputError
+
+SPECTRUM_KEYS = {"13C": "Spectrum 13C 0", "1H": "Spectrum 1H 0"}
+
+
+@dataclass
+class SdfRecord:
+    """One SD entry: the molecule (None when RDKit cannot read it) and its properties."""
+
+    index: int
+    mol: Chem.Mol | None
+    props: dict[str, str]
+
+
+def _open(path: Path):
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
+def check_sdf(path: str | os.PathLike) -> None:
+    """Stop with a clear error when ``path`` is not an SD file (e.g. an HTML download page)."""
+    path = Path(path)
+    with _open(path) as handle:
+        head = handle.read(65536)
+    text = head.decode("utf-8", errors="replace")
+    if text.lstrip().lower().startswith(("<!doctype", "<html")):
+        raise InputError(path, "is an HTML page, not an SD file (download page instead of the data?)")
+    if "M  END" not in text and "V2000" not in text and "V3000" not in text:
+        raise InputError(path, "is not an SD file: no molfile block (M  END / V2000) in its first 64 kB")
+
+
+def read_sdf(path: str | os.PathLike) -> Iterator[SdfRecord]:
+    """Yield every entry with explicit H kept; unreadable molecules come back with ``mol=None``."""
+    path = Path(path)
+    check_sdf(path)
+    with _open(path) as handle, rdBase.BlockLogs():
+        for index, mol in enumerate(Chem.ForwardSDMolSupplier(handle, removeHs=False, sanitize=True)):
+            props = mol.GetPropsAsDict() if mol is not None else {}
+            yield SdfRecord(index, mol, {k: str(v) for k, v in props.items()})
+
+
+def parse_spectrum_field(field: str, atom_index_base: int = 0) -> list[tuple[float, int]]:
+    """``shift;intensity+mult;atom|...`` -> [(shift, 0-based atom index)]; Rejected on malformed text."""
+    signals = []
+    for item in field.replace("\n", "").split("|"):
+        if not item.strip():
+            continue
+        parts = item.split(";")
+        if len(parts) != 3:
+            raise Rejected("unparsable_text", f"signal {item[:30]!r}")
+        try:
+            signals.append((float(parts[0]), int(parts[2]) - atom_index_base))
+        except ValueError as err:
+            raise Rejected("unparsable_text", f"signal {item[:30]!r}") from err
+    if not signals:
+        raise Rejected("unparsable_text", "empty spectrum")
+    return signals
+
+
+def carbon_assignments(mol: Chem.Mol, signals: list[tuple[float, int]]) -> dict[int, float]:
+    """{carbon index in ``mol``: shift}; an index that is not a carbon of the molecule is rejected."""
+    out = {}
+    for shift, idx in signals:
+        if not 0 <= idx < mol.GetNumAtoms() or mol.GetAtomWithIdx(idx).GetSymbol() != "C":
+            raise Rejected("bad_assignment", f"13C signal on atom {idx}, not a carbon")
+        out[idx] = shift
+    return out
+
+
+def proton_assignments(mol: Chem.Mol, signals: list[tuple[float, int]]) -> dict[int, list[float]]:
+    """{carrier heavy-atom index in ``mol``: sorted distinct shifts of its H}."""
+    out: dict[int, set[float]] = {}
+    for shift, idx in signals:
+        if not 0 <= idx < mol.GetNumAtoms():
+            raise Rejected("bad_assignment", f"1H signal on atom {idx} beyond {mol.GetNumAtoms()} atoms")
+        atom = mol.GetAtomWithIdx(idx)
+        carrier = atom.GetNeighbors()[0] if atom.GetSymbol() == "H" and atom.GetDegree() == 1 else atom
+        if carrier.GetSymbol() == "H" or carrier.GetTotalNumHs(includeNeighbors=True) == 0:
+            raise Rejected("bad_assignment", f"1H signal on atom {idx} that carries no hydrogen")
+        out.setdefault(carrier.GetIdx(), set()).add(shift)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def format_spectrum_field(signals: list[tuple[float, str, int]], atom_index_base: int = 0, decimals: int = 2) -> str:
+    """Write ``(shift, multiplicity letter, 0-based atom index)`` signals in NMRShiftDB2's layout."""
+    return "".join(f"{shift:.{decimals}f};0.0{mult};{idx + atom_index_base}|" for shift, mult, idx in signals)
+
+
+def write_sdf(path: str | os.PathLike, entries: list[tuple[Chem.Mol, dict[str, str]]]) -> None:
+    """Write molecules (with explicit H) and their properties as an SD file at ``path``."""
+    writer = Chem.SDWriter(str(path))
+    writer.SetKekulize(True)
+    for mol, props in entries:
+        copy = Chem.Mol(mol)
+        for key, value in props.items():
+            copy.SetProp(key, value)
+        writer.write(copy)
+    writer.close()
