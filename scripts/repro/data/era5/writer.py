@@ -1,0 +1,172 @@
+"""Write a canonical dataset to zarr chunk by chunk: resumable, parallel, NaN-checked, all or nothing.
+
+Why not ``ds.to_zarr()``: the naive path funnels every chunk through one dask graph and starts over
+after a kill. Here each time chunk is read (dask, synchronous inside a worker thread), checked for
+NaNs and written straight into the zarr array; finished chunks are recorded in a progress file so
+an interrupted conversion resumes from the last complete chunk. The store is built in a hidden
+sibling (``.NAME.partial``) and renamed into place only when complete; bad input removes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import xarray as xr
+import zarr
+
+from repro.data.era5.canonical import channel_names
+from repro.io import InputError, atomic_path
+
+log = logging.getLogger(__name__)
+
+
+def _fingerprint(ds: xr.Dataset, chunk_time: int, source: dict[str, Any]) -> str:
+    plan = {
+        "source": source,
+        "chunk_time": chunk_time,
+        "vars": {str(k): [list(map(str, v.dims)), list(v.shape)] for k, v in ds.data_vars.items()},
+        "times": [str(ds["time"].values[0]), str(ds["time"].values[-1])],
+        "lat": [float(ds["latitude"][0]), float(ds["latitude"][-1])],
+    }
+    return hashlib.sha256(json.dumps(plan, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _channel_block(values: np.ndarray, dims: tuple[str, ...]) -> np.ndarray:
+    """(time, [realization], [level], lat, lon) -> (channels, time, samples) for statistics."""
+    arr = values if "realization" in dims else values[:, None]
+    arr = arr if "level" in dims else arr[:, :, None]
+    t, r, c = arr.shape[:3]
+    return np.moveaxis(arr.reshape(t, r, c, -1), 2, 0).reshape(c, t, -1)
+
+
+def _chunk_stats(block: dict[str, np.ndarray], dims: dict[str, tuple[str, ...]]) -> dict[str, list[float]]:
+    """Sums for mean/std of states and of one-step differences (residuals), per channel, in float64."""
+    stacked = np.concatenate([_channel_block(block[k], dims[k]) for k in block], axis=0).astype(np.float64)
+    diff = np.diff(stacked, axis=1)
+    return {
+        "n": [float(stacked[0].size)] * stacked.shape[0],
+        "sum": stacked.sum(axis=(1, 2)).tolist(),
+        "sumsq": (stacked**2).sum(axis=(1, 2)).tolist(),
+        "rn": [float(diff[0].size)] * diff.shape[0],
+        "rsum": diff.sum(axis=(1, 2)).tolist(),
+        "rsumsq": (diff**2).sum(axis=(1, 2)).tolist(),
+    }
+
+
+def _norm_stats(chunks: list[dict[str, list[float]]], names: list[str]) -> dict[str, np.ndarray]:
+    tot = {k: np.sum([np.asarray(c[k]) for c in chunks], axis=0) for k in chunks[0]}
+    mean = tot["sum"] / tot["n"]
+    rmean = tot["rsum"] / np.maximum(tot["rn"], 1)
+    return {
+        "state_mean": mean.astype(np.float32),
+        "state_std": np.sqrt(np.maximum(tot["sumsq"] / tot["n"] - mean**2, 0)).astype(np.float32),
+        "residual_mean": rmean.astype(np.float32),
+        "residual_std": np.sqrt(np.maximum(tot["rsumsq"] / np.maximum(tot["rn"], 1) - rmean**2, 0)).astype(np.float32),
+        "channels": np.asarray(names),
+    }
+
+
+def store_bytes(path: str | os.PathLike) -> int:
+    """Bytes on disk of a file or directory tree."""
+    path = Path(path)
+    if path.is_file():
+        return path.stat().st_size
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def write_canonical(
+    ds: xr.Dataset,
+    target: str | os.PathLike,
+    *,
+    where: str,
+    source: dict[str, Any],
+    chunk_time: int = 1,
+    workers: int = 4,
+    norm_stats_path: str | os.PathLike | None = None,
+    after_chunk: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Write canonical ``ds`` to ``target`` and return a summary (chunks written, resumed, bytes).
+
+    ``where`` names the source in errors; ``after_chunk`` is called after each chunk is recorded
+    (tests use it to simulate a kill).
+    """
+    target = Path(target)
+    partial = target.parent / f".{target.name}.partial"
+    progress_file = target.parent / f".{target.name}.progress.json"
+    n_time = ds.sizes["time"]
+    n_chunks = -(-n_time // chunk_time)
+    key = _fingerprint(ds, chunk_time, source)
+    done: dict[str, Any] = {}
+    if partial.exists() and progress_file.exists():
+        progress = json.loads(progress_file.read_text())
+        if progress.get("plan") == key:
+            done = progress["done"]
+    resumed = len(done)
+    if not done:
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        template = ds.chunk({"time": chunk_time} | {d: -1 for d in ds.dims if d != "time"})
+        encoding = {name: {"chunks": template[name].data.chunksize} for name in ds.data_vars}
+        template.to_zarr(partial, mode="w", compute=False, encoding=encoding, consolidated=False, zarr_format=3)
+        _save_progress(progress_file, key, done)
+    else:
+        log.info("resuming %s: %d of %d chunks already written", target, resumed, n_chunks)
+    group = zarr.open_group(partial, mode="r+")
+    dims = {str(k): tuple(map(str, v.dims)) for k, v in ds.data_vars.items()}
+    lock = threading.Lock()
+
+    def convert(index: int) -> None:
+        sl = slice(index * chunk_time, min((index + 1) * chunk_time, n_time))
+        block = {name: np.asarray(ds[name].isel(time=sl).data.compute(scheduler="synchronous")
+                                  if hasattr(ds[name].data, "compute") else ds[name].isel(time=sl).values)
+                 for name in dims}
+        for name, values in block.items():
+            if not np.all(np.isfinite(values)):
+                bad = ds["time"].values[sl][~np.isfinite(values).reshape(values.shape[0], -1).all(axis=1)]
+                raise InputError(where, f"NaN or infinite values in {name!r} at time(s) {[str(t) for t in bad[:3]]}")
+            group[name][sl] = values
+        stats = _chunk_stats(block, dims)
+        with lock:
+            done[str(index)] = stats
+            _save_progress(progress_file, key, done)
+        if after_chunk is not None:
+            after_chunk(index)
+
+    todo = [i for i in range(n_chunks) if str(i) not in done]
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    try:
+        for future in [pool.submit(convert, i) for i in todo]:
+            future.result()
+    except InputError:
+        pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(partial, ignore_errors=True)
+        progress_file.unlink(missing_ok=True)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    zarr.consolidate_metadata(str(partial))
+    if norm_stats_path is not None:
+        stats = _norm_stats([done[str(i)] for i in range(n_chunks)], channel_names(ds))
+        with atomic_path(norm_stats_path) as tmp:
+            with open(tmp, "wb") as fh:
+                np.savez(fh, **stats)
+    if target.exists():
+        shutil.rmtree(target)
+    os.replace(partial, target)
+    progress_file.unlink(missing_ok=True)
+    return {"chunks": n_chunks, "resumed_chunks": resumed, "bytes": store_bytes(target)}
+
+
+def _save_progress(path: Path, key: str, done: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"plan": key, "done": done}))
+    os.replace(tmp, path)

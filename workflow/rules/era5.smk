@@ -1,0 +1,46 @@
+"""ERA5 in the canonical WeatherBench2 layout (data/era5/), and the shipped real ERA5 ensemble sample."""
+
+ERA5 = config["data"]["era5"]
+ERA5_OUT = {
+    "store": directory("data/era5/era5.zarr"),
+    "norm_stats": "data/era5/norm_stats.npz",
+    "manifest": "data/era5/manifest.json",
+}
+
+
+rule era5_data:
+    input:
+        user_files=[ERA5["local"]["path"]] if ERA5["source"] == "local" else [],
+        stores=repo_file("resources/era5/stores.yaml"),
+        code=code_files("data/era5"),
+    output:
+        **ERA5_OUT,
+    params:
+        entry="repro.data.era5.acquire",
+        section=ERA5,
+    threads: 4
+    localrule: True
+    log:
+        "logs/data/era5.log",
+    conda:
+        "../../envs/weather.yaml"
+    script:
+        ENTRY
+
+
+rule era5_sample:
+    input:
+        grib=repo_file("resources/era5/era5-levels-members.grib"),
+        code=code_files("data/era5"),
+    output:
+        store=directory("data/era5/sample.zarr"),
+        manifest="data/era5/sample_manifest.json",
+    params:
+        entry="repro.data.era5.sample",
+    localrule: True
+    log:
+        "logs/data/era5_sample.log",
+    conda:
+        "../../envs/weather.yaml"
+    script:
+        ENTRY
