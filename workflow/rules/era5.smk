@@ -1,8 +1,10 @@
 """ERA5 in the canonical WeatherBench2 layout (data/era5/), and the shipped real ERA5 ensemble sample."""
 
 ERA5 = config["data"]["era5"]
+ERA5_STORE = "data/era5/era5.zarr"
+ERA5_SAMPLE = "data/era5/sample.zarr"
 ERA5_OUT = {
-    "store": directory("data/era5/era5.zarr"),
+    "store": directory(ERA5_STORE),
     "norm_stats": "data/era5/norm_stats.npz",
     "manifest": "data/era5/manifest.json",
 }
@@ -33,7 +35,7 @@ rule era5_sample:
         grib=repo_file("resources/era5/era5-levels-members.grib"),
         code=code_files("data/era5"),
     output:
-        store=directory("data/era5/sample.zarr"),
+        store=directory(ERA5_SAMPLE),
         manifest="data/era5/sample_manifest.json",
     params:
         entry="repro.data.era5.sample",

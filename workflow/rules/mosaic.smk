@@ -16,7 +16,7 @@ def mosaic_resources(stage):
 
 rule mosaic_train:
     input:
-        store=ERA5_OUT["store"],
+        store=ERA5_STORE,
         norm_stats=ERA5_OUT["norm_stats"],
         code=MOSAIC_CODE,
     output:
@@ -27,7 +27,7 @@ rule mosaic_train:
         settings=MOSAIC,
         seed=config["seed"],
         device=config["device"],
-        checkpoint="results/mosaic/checkpoints/{variant}.pt",
+        checkpoints="results/mosaic/checkpoints",
     wildcard_constraints:
         variant="mosaic|dense|mse",
     threads: MOSAIC.get("resources", {}).get("train", {}).get("threads", 1)
@@ -65,9 +65,9 @@ rule mosaic_attention_cost:
 rule mosaic_evaluate:
     input:
         **{v: f"results/mosaic/models/{v}.pt" for v in MOSAIC_VARIANTS},
-        store=ERA5_OUT["store"],
+        store=ERA5_STORE,
         norm_stats=ERA5_OUT["norm_stats"],
-        sample="data/era5/sample.zarr",
+        sample=ERA5_SAMPLE,
         code=MOSAIC_CODE,
     output:
         **{

@@ -122,7 +122,7 @@ class ShallowWaterSettings:
     drag_days: float = 10.0
     diffusion_hours: float = 3.0
     forcing_wavenumbers: tuple[int, int] = (8, 14)
-    forcing_amplitude: float = 3e-11
+    forcing_amplitude: float = 1.5e-11
     forcing_memory_hours: float = 24.0
     initial_wind: float = 15.0
     spinup_days: float = 5.0

@@ -29,8 +29,12 @@ LEARNED = ("mosaic", "dense", "mse")
 REPORTED = Path(__file__).resolve().parents[4] / "resources" / "mosaic" / "reported.yaml"
 
 
-def score(forecast: np.ndarray, truth: np.ndarray, latitude: np.ndarray, band: tuple[float, float]) -> dict:
-    """Per channel, per lead: RMSE of the ensemble mean and of single members, fair CRPS, spread/skill, spectra."""
+def score(forecast: np.ndarray, truth: np.ndarray, latitude: np.ndarray, band: tuple[float, float], k_max: int) -> dict:
+    """Per channel, per lead: RMSE of the ensemble mean and of single members, fair CRPS, spread/skill, spectra.
+
+    Spectral ratios are kept for zonal wavenumbers 0..k_max (the resolved ones: a truncated model has no
+    truth energy above its truncation, where a ratio means nothing).
+    """
     ens_mean = forecast.mean(axis=1)
     n_ch, n_lead = truth.shape[2], truth.shape[1]
     out: dict = {"rmse_mean": [], "rmse_member": [], "crps": [], "spread_skill": [], "spectrum_ratio_member": [],
@@ -41,14 +45,14 @@ def score(forecast: np.ndarray, truth: np.ndarray, latitude: np.ndarray, band: t
             f, y, fm = forecast[:, :, lead, c], truth[:, lead, c], ens_mean[:, lead, c]
             rows["rmse_mean"].append(float(rmse(fm, y, latitude)))
             rows["rmse_member"].append(float(np.mean([rmse(f[:, m], y, latitude) for m in range(f.shape[1])])))
-            rows["crps"].append(float(spatial_mean(crps_fair(f, y[:, None], member_axis=1), latitude).mean()))
+            rows["crps"].append(float(spatial_mean(crps_fair(f, y, member_axis=1), latitude).mean()))
             rows["spread_skill"].append(float(spread_skill(f, y, latitude)) if f.shape[1] > 1 else float("nan"))
             s_true, _ = band_spectrum(y, latitude, band)
             s_member, _ = band_spectrum(f, latitude, band)
             s_mean, _ = band_spectrum(fm, latitude, band)
-            truth_k = s_true.mean(axis=0)
-            rows["spectrum_ratio_member"].append((s_member.mean(axis=(0, 1)) / truth_k).tolist())
-            rows["spectrum_ratio_mean"].append((s_mean.mean(axis=0) / truth_k).tolist())
+            truth_k = s_true.mean(axis=0)[: k_max + 1]
+            rows["spectrum_ratio_member"].append((s_member.mean(axis=(0, 1))[: k_max + 1] / truth_k).tolist())
+            rows["spectrum_ratio_mean"].append((s_mean.mean(axis=0)[: k_max + 1] / truth_k).tolist())
         for k in out:
             out[k].append(rows[k])
     return out
@@ -76,7 +80,7 @@ def sample_checks(store: str) -> dict[str, float]:
     z = ds["geopotential"].sel(level=500).values.astype(np.float64)  # (time, member, lat, lon)
     lat = ds["latitude"].values
     truth, members = z[:, 0], z[:, 1:]
-    rank, pair = crps_fair(members, truth[:, None], 1), crps_fair_pairwise(members, truth[:, None], 1)
+    rank, pair = crps_fair(members, truth, 1), crps_fair_pairwise(members, truth, 1)
     member_rmse = np.mean([rmse(members[:, m], truth, lat) for m in range(members.shape[1])])
     spectrum, _ = zonal_spectrum(truth[0], lat)
     circ = 2 * np.pi * 6.371e6 * np.cos(np.deg2rad(lat))
@@ -93,7 +97,7 @@ def sample_checks(store: str) -> dict[str, float]:
 
 
 def high_k_ratio(ratios: list[list[float]], lead: int) -> float:
-    """Mean spectral ratio over the upper half of the resolved zonal wavenumbers (k > k_max / 2) at ``lead``."""
+    """Mean spectral ratio over the upper half of the resolved zonal wavenumbers (k_max/2 < k <= k_max) at ``lead``."""
     r = np.asarray(ratios[lead])
     k = np.arange(r.size)
     return float(r[k > (r.size - 1) / 2].mean())
@@ -109,6 +113,7 @@ def main(job) -> None:
     inits = np.arange(1, len(test.times) - steps, ev["init_every"])
     step_hours = int((test.times[1] - test.times[0]).total_seconds() // 3600)
     band = tuple(ev["spectrum_band"])
+    k_max = ev.get("max_wavenumber") or len(test.longitude) // 2
     truth = test.physical(fc.truth_windows(test.states, inits, steps), channel_axis=2)
     forecasts = {}
     for name in LEARNED:
@@ -123,14 +128,16 @@ def main(job) -> None:
         ds = fc.to_dataset(physical, test.channels, test.times[inits], step_hours, test.latitude, test.longitude)
         if name in LEARNED:
             fc.write_forecast(ds, getattr(job.output, f"forecast_{name}"))
-        scores[name] = score(physical, truth, test.latitude, band)
+        scores[name] = score(physical, truth, test.latitude, band, k_max)
     _, wavelength = band_spectrum(truth[:, 0, 0], test.latitude, band)
+    wavelength = wavelength[: k_max + 1]
     metrics = {
         "channels": test.channels,
         "lead_hours": [step_hours * (i + 1) for i in range(steps)],
         "n_inits": int(len(inits)),
         "members": ev["members"],
         "spectrum_band_deg": list(band),
+        "max_wavenumber": int(k_max),
         "wavelength_km": wavelength.tolist(),
         "scores": scores,
         "attention_exactness": attention_exactness(seed),

@@ -4,8 +4,11 @@ Grid: latitude-longitude blocks (HEALPix is the paper's grid; see README). Patch
 ``patch x patch`` grid points become tokens; tokens are reordered into tiles of
 ``tile_lat x tile_lon`` tokens so that each contiguous block of ``block`` tokens is a compact
 patch of the sphere, which is what makes block selection share keys between neighbouring queries.
-The network maps (two input states, static features, noise z) to the next normalised state
-directly (no residual), and is rolled out autoregressively.
+The decoder interpolates token features back to the grid points (bilinear, periodic in longitude;
+the smoke-scale stand-in for Mosaic's k-nearest-neighbour cross-attention decoder) and applies a
+pointwise linear layer to [features, input states], so no patch edges appear in the output. The
+network maps (two input states, static features, noise z) to the next normalised state directly (no
+residual is added), and is rolled out autoregressively.
 """
 
 from __future__ import annotations
@@ -108,7 +111,7 @@ class Mosaic(nn.Module):
         self.register_buffer("rope_sin", sin, persistent=False)
         self.embed = nn.Conv2d(s.history * s.channels + 3, s.width, s.patch, stride=s.patch)
         self.blocks = nn.ModuleList(Block(s, self.block) for _ in range(s.depth))
-        self.head = nn.Linear(s.width, s.channels * s.patch * s.patch)
+        self.head = nn.Conv2d(s.width + s.history * s.channels, s.channels, 1)
         self.grid = (n_lat, n_lon)
 
     def forward(self, history: torch.Tensor, z: torch.Tensor | None = None) -> torch.Tensor:
@@ -117,7 +120,12 @@ class Mosaic(nn.Module):
         tokens = self.embed(x).flatten(2).transpose(1, 2)[:, self.order]
         for block in self.blocks:
             tokens = block(tokens, z, (self.rope_cos, self.rope_sin))
-        out = self.head(rms_norm(tokens))[:, self.inverse]
-        p, (n_lat, n_lon) = self.s.patch, self.grid
-        out = out.view(b, n_lat, n_lon, c, p, p).permute(0, 3, 1, 4, 2, 5)
-        return out.reshape(b, c, h, w)
+        features = rms_norm(tokens)[:, self.inverse].transpose(1, 2).reshape(b, -1, *self.grid)
+        return self.head(torch.cat([self.to_grid(features), history.reshape(b, t * c, h, w)], dim=1))
+
+    def to_grid(self, features: torch.Tensor) -> torch.Tensor:
+        """Bilinear interpolation of (B, width, n_lat, n_lon) token features to the grid, periodic in longitude."""
+        p = self.s.patch
+        padded = torch.cat([features[..., -1:], features, features[..., :1]], dim=-1)
+        fine = F.interpolate(padded, scale_factor=p, mode="bilinear", align_corners=False)
+        return fine[..., p:-p]

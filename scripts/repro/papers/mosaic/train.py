@@ -7,7 +7,10 @@ Loss = area-weighted mean over grid points and channels; ``rollout`` > 1 adds au
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -64,6 +67,21 @@ def rollout_loss(model, states: torch.Tensor, starts: np.ndarray, steps: int, me
     return total / steps
 
 
+def checkpoint_path(directory: str, variant: str, settings: dict, seed: int) -> Path:
+    """Resumable checkpoint keyed by settings, seed and this package's code; stale ones are removed.
+
+    A rerun after a kill resumes; a rerun after a code or config change starts afresh instead of
+    loading weights of another architecture.
+    """
+    code = b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py")))
+    key = hashlib.sha256(json.dumps([settings, variant, seed], sort_keys=True).encode() + code).hexdigest()[:12]
+    path = Path(directory) / f"{variant}-{key}.pt"
+    for stale in Path(directory).glob(f"{variant}-*.pt"):
+        if stale != path:
+            stale.unlink()
+    return path
+
+
 def main(job) -> None:
     s = job.params.settings
     variant = job.wildcards.variant
@@ -100,7 +118,7 @@ def main(job) -> None:
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=t["lr"], weight_decay=t["weight_decay"])
     result = train(model, loss_fn, batches, epochs=t["epochs"], optimizer=optimizer, validate=validate,
-                   patience=t["patience"], checkpoint=job.params.checkpoint, checkpoint_every=5,
+                   patience=t["patience"], checkpoint=checkpoint_path(job.params.checkpoints, variant, s, job.params.seed), checkpoint_every=5,
                    grad_clip=1.0, desc=f"mosaic/{variant}")
     log.info("%s: best epoch %d, val %.4f", variant, result.best_epoch, result.best_score)
     with atomic_path(job.output.model) as tmp:
