@@ -39,9 +39,14 @@ def _local_path(url: str) -> Path | None:
 
 
 def open_source(
-    url: str, fmt: str | None = None, storage_options: dict[str, Any] | None = None, chunks: Any = "auto"
+    url: str, fmt: str | None = None, storage_options: dict[str, Any] | None = None, chunks: Any = None
 ) -> xr.Dataset:
-    """Open ``url`` lazily; a store that does not exist stops with an :class:`InputError` naming it."""
+    """Open ``url`` lazily; a store that does not exist stops with an :class:`InputError` naming it.
+
+    ``chunks`` defaults to the source's own chunks: merging them ("auto") would make every
+    per-time-step read decode dozens of time steps.
+    """
+    chunks = {} if chunks is None else chunks
     fmt = fmt or guess_format(url)
     if fmt not in FORMATS:
         raise InputError(url, f"unknown format {fmt!r}; expected one of {FORMATS}")

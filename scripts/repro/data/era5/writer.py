@@ -27,6 +27,8 @@ from repro.data.era5.canonical import channel_names
 from repro.io import InputError, atomic_path
 
 log = logging.getLogger(__name__)
+# Blosc LZ4 with byte shuffle, as WeatherBench2's stores: fast to write and to read back.
+COMPRESSOR = zarr.codecs.BloscCodec(cname="lz4", clevel=5, shuffle=zarr.codecs.BloscShuffle.shuffle)
 
 
 def _fingerprint(ds: xr.Dataset, chunk_time: int, source: dict[str, Any]) -> str:
@@ -50,15 +52,16 @@ def _channel_block(values: np.ndarray, dims: tuple[str, ...]) -> np.ndarray:
 
 def _chunk_stats(block: dict[str, np.ndarray], dims: dict[str, tuple[str, ...]]) -> dict[str, list[float]]:
     """Sums for mean/std of states and of one-step differences (residuals), per channel, in float64."""
-    stacked = np.concatenate([_channel_block(block[k], dims[k]) for k in block], axis=0).astype(np.float64)
+    stacked = np.concatenate([_channel_block(block[k], dims[k]) for k in block], axis=0)
     diff = np.diff(stacked, axis=1)
+    f8 = np.float64
     return {
         "n": [float(stacked[0].size)] * stacked.shape[0],
-        "sum": stacked.sum(axis=(1, 2)).tolist(),
-        "sumsq": (stacked**2).sum(axis=(1, 2)).tolist(),
+        "sum": stacked.sum(axis=(1, 2), dtype=f8).tolist(),
+        "sumsq": np.square(stacked, dtype=f8).sum(axis=(1, 2)).tolist(),
         "rn": [float(diff[0].size)] * diff.shape[0],
-        "rsum": diff.sum(axis=(1, 2)).tolist(),
-        "rsumsq": (diff**2).sum(axis=(1, 2)).tolist(),
+        "rsum": diff.sum(axis=(1, 2), dtype=f8).tolist(),
+        "rsumsq": np.square(diff, dtype=f8).sum(axis=(1, 2)).tolist(),
     }
 
 
@@ -73,6 +76,12 @@ def _norm_stats(chunks: list[dict[str, list[float]]], names: list[str]) -> dict[
         "residual_std": np.sqrt(np.maximum(tot["rsumsq"] / np.maximum(tot["rn"], 1) - rmean**2, 0)).astype(np.float32),
         "channels": np.asarray(names),
     }
+
+
+def _values(var: xr.DataArray) -> np.ndarray:
+    """Load one block; dask runs synchronously because parallelism comes from the chunk workers."""
+    data = var.data
+    return data.compute(scheduler="synchronous") if hasattr(data, "compute") else np.asarray(data)
 
 
 def store_bytes(path: str | os.PathLike) -> int:
@@ -105,19 +114,15 @@ def write_canonical(
     n_time = ds.sizes["time"]
     n_chunks = -(-n_time // chunk_time)
     key = _fingerprint(ds, chunk_time, source)
-    done: dict[str, Any] = {}
-    if partial.exists() and progress_file.exists():
-        progress = json.loads(progress_file.read_text())
-        if progress.get("plan") == key:
-            done = progress["done"]
+    done = _load_progress(progress_file, key) if partial.exists() else {}
     resumed = len(done)
     if not done:
         shutil.rmtree(partial, ignore_errors=True)
         partial.parent.mkdir(parents=True, exist_ok=True)
         template = ds.chunk({"time": chunk_time} | {d: -1 for d in ds.dims if d != "time"})
-        encoding = {name: {"chunks": template[name].data.chunksize} for name in ds.data_vars}
+        encoding = {name: {"chunks": template[name].data.chunksize, "compressors": [COMPRESSOR]} for name in ds.data_vars}
         template.to_zarr(partial, mode="w", compute=False, encoding=encoding, consolidated=False, zarr_format=3)
-        _save_progress(progress_file, key, done)
+        progress_file.write_text(json.dumps({"plan": key}) + "\n")
     else:
         log.info("resuming %s: %d of %d chunks already written", target, resumed, n_chunks)
     group = zarr.open_group(partial, mode="r+")
@@ -126,9 +131,7 @@ def write_canonical(
 
     def convert(index: int) -> None:
         sl = slice(index * chunk_time, min((index + 1) * chunk_time, n_time))
-        block = {name: np.asarray(ds[name].isel(time=sl).data.compute(scheduler="synchronous")
-                                  if hasattr(ds[name].data, "compute") else ds[name].isel(time=sl).values)
-                 for name in dims}
+        block = {name: np.asarray(_values(ds[name].isel(time=sl))) for name in dims}
         for name, values in block.items():
             if not np.all(np.isfinite(values)):
                 bad = ds["time"].values[sl][~np.isfinite(values).reshape(values.shape[0], -1).all(axis=1)]
@@ -137,7 +140,8 @@ def write_canonical(
         stats = _chunk_stats(block, dims)
         with lock:
             done[str(index)] = stats
-            _save_progress(progress_file, key, done)
+            with open(progress_file, "a") as fh:
+                fh.write(json.dumps({"chunk": index, "stats": stats}) + "\n")
         if after_chunk is not None:
             after_chunk(index)
 
@@ -166,7 +170,18 @@ def write_canonical(
     return {"chunks": n_chunks, "resumed_chunks": resumed, "bytes": store_bytes(target)}
 
 
-def _save_progress(path: Path, key: str, done: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"plan": key, "done": done}))
-    os.replace(tmp, path)
+def _load_progress(path: Path, key: str) -> dict[str, Any]:
+    """Chunks recorded as complete by an earlier run with the same plan; a torn last line is ignored."""
+    if not path.exists():
+        return {}
+    lines = path.read_text().splitlines()
+    if not lines or json.loads(lines[0]).get("plan") != key:
+        return {}
+    done = {}
+    for line in lines[1:]:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            break
+        done[str(record["chunk"])] = record["stats"]
+    return done
