@@ -17,15 +17,15 @@ rule era5_data:
         code=code_files("data/era5"),
     output:
         **ERA5_OUT,
+    log:
+        "logs/data/era5.log",
+    localrule: True
+    conda:
+        "../../envs/weather.yaml"
+    threads: 4
     params:
         entry="repro.data.era5.acquire",
         section=ERA5,
-    threads: 4
-    localrule: True
-    log:
-        "logs/data/era5.log",
-    conda:
-        "../../envs/weather.yaml"
     script:
         ENTRY
 
@@ -37,12 +37,12 @@ rule era5_sample:
     output:
         store=directory(ERA5_SAMPLE),
         manifest="data/era5/sample_manifest.json",
-    params:
-        entry="repro.data.era5.sample",
-    localrule: True
     log:
         "logs/data/era5_sample.log",
+    localrule: True
     conda:
         "../../envs/weather.yaml"
+    params:
+        entry="repro.data.era5.sample",
     script:
         ENTRY

@@ -6,12 +6,15 @@ MOSAIC_VARIANTS = ["mosaic", "dense", "mse"]
 MOSAIC_FIGURES = ["spectral_ratio", "skill", "attention_cost"]
 
 
-def mosaic_resources(stage):
-    """Cluster resources of a stage from the paper's config (gpu only at full scale)."""
-    res = dict(MOSAIC.get("resources", {}).get(stage, {}))
-    res.pop("threads", None)
-    res.setdefault("gpu", 0)
-    return res
+# Cluster resources per stage from the paper's config (gpu: 1 only in config/full.yaml).
+MOSAIC_STAGES = {
+    stage: MOSAIC.get("resources", {}).get(stage, {}) for stage in ("train", "evaluate")
+}
+MOSAIC_RESOURCES = {
+    stage: {"gpu": 0} | {k: v for k, v in res.items() if k != "threads"}
+    for stage, res in MOSAIC_STAGES.items()
+}
+MOSAIC_THREADS = {stage: res.get("threads", 1) for stage, res in MOSAIC_STAGES.items()}
 
 
 rule mosaic_train:
@@ -22,21 +25,21 @@ rule mosaic_train:
     output:
         model="results/mosaic/models/{variant}.pt",
         history="results/mosaic/models/{variant}_history.json",
+    log:
+        "logs/mosaic/train_{variant}.log",
+    wildcard_constraints:
+        variant="mosaic|dense|mse",
+    conda:
+        "../../envs/torch.yaml"
+    threads: MOSAIC_THREADS["train"]
+    resources:
+        **MOSAIC_RESOURCES["train"],
     params:
         entry="repro.papers.mosaic.train",
         settings=MOSAIC,
         seed=config["seed"],
         device=config["device"],
         checkpoints="results/mosaic/checkpoints",
-    wildcard_constraints:
-        variant="mosaic|dense|mse",
-    threads: MOSAIC.get("resources", {}).get("train", {}).get("threads", 1)
-    resources:
-        **mosaic_resources("train"),
-    log:
-        "logs/mosaic/train_{variant}.log",
-    conda:
-        "../../envs/torch.yaml"
     script:
         ENTRY
 
@@ -46,18 +49,18 @@ rule mosaic_attention_cost:
         code=MOSAIC_CODE,
     output:
         cost="results/mosaic/attention_cost.json",
+    log:
+        "logs/mosaic/attention_cost.log",
+    conda:
+        "../../envs/torch.yaml"
+    threads: 1
+    resources:
+        **MOSAIC_RESOURCES["evaluate"],
     params:
         entry="repro.papers.mosaic.attention_cost",
         settings=MOSAIC,
         seed=config["seed"],
         device=config["device"],
-    threads: 1
-    resources:
-        **mosaic_resources("evaluate"),
-    log:
-        "logs/mosaic/attention_cost.log",
-    conda:
-        "../../envs/torch.yaml"
     script:
         ENTRY
 
@@ -76,18 +79,18 @@ rule mosaic_evaluate:
         },
         metrics="results/mosaic/metrics.json",
         claims="results/mosaic/claims.json",
+    log:
+        "logs/mosaic/evaluate.log",
+    conda:
+        "../../envs/torch.yaml"
+    threads: MOSAIC_THREADS["evaluate"]
+    resources:
+        **MOSAIC_RESOURCES["evaluate"],
     params:
         entry="repro.papers.mosaic.evaluate",
         settings=MOSAIC,
         seed=config["seed"],
         scale=config["scale"],
-    threads: MOSAIC.get("resources", {}).get("evaluate", {}).get("threads", 1)
-    resources:
-        **mosaic_resources("evaluate"),
-    log:
-        "logs/mosaic/evaluate.log",
-    conda:
-        "../../envs/torch.yaml"
     script:
         ENTRY
 
@@ -106,13 +109,13 @@ rule mosaic_figures:
             )
             for name in MOSAIC_FIGURES
         },
-    params:
-        entry="repro.papers.mosaic.figures",
-        settings=MOSAIC,
     log:
         "logs/mosaic/figures.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        entry="repro.papers.mosaic.figures",
+        settings=MOSAIC,
     script:
         ENTRY
 

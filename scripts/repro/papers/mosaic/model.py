@@ -75,6 +75,17 @@ class Block(nn.Module):
         return x + self.ffn(rms_norm(x), z)
 
 
+def padded_latitudes(latitude: np.ndarray, rows: int) -> np.ndarray:
+    """Extend the latitudes past the last row with its spacing so the token grid fills whole tiles.
+
+    A 1.5° grid with poles has 121 rows, which no tile height divides; the extra rows are zero-padded
+    in the input and cropped from the output.
+    """
+    extra = rows - latitude.size
+    step = latitude[-1] - latitude[-2]
+    return np.concatenate([latitude, latitude[-1] + step * np.arange(1, extra + 1)])
+
+
 def tile_order(n_lat: int, n_lon: int, tile: tuple[int, int]) -> np.ndarray:
     """Permutation from raster token order to tile order (each tile of tokens contiguous)."""
     tl, tw = tile
@@ -90,7 +101,12 @@ class Mosaic(nn.Module):
     def __init__(self, s: ModelSettings, latitude: np.ndarray, longitude: np.ndarray):
         super().__init__()
         self.s = s
-        n_lat, n_lon = len(latitude) // s.patch, len(longitude) // s.patch
+        self.n_rows = len(latitude)
+        n_lat = -(-len(latitude) // (s.patch * s.tile[0])) * s.tile[0]
+        n_lon = len(longitude) // s.patch
+        if len(longitude) % s.patch:
+            raise ValueError(f"{len(longitude)} longitudes are not divisible by the patch size {s.patch}")
+        latitude = padded_latitudes(np.asarray(latitude, float), n_lat * s.patch)
         self.block = s.tile[0] * s.tile[1]
         n_tokens = n_lat * n_lon
         if n_tokens % s.local_block or s.local_block % self.block:
@@ -115,13 +131,15 @@ class Mosaic(nn.Module):
         self.grid = (n_lat, n_lon)
 
     def forward(self, history: torch.Tensor, z: torch.Tensor | None = None) -> torch.Tensor:
+        history = F.pad(history, (0, 0, 0, self.static.shape[-2] - history.shape[-2]))
         b, t, c, h, w = history.shape
         x = torch.cat([history.reshape(b, t * c, h, w), self.static.expand(b, -1, -1, -1)], dim=1)
         tokens = self.embed(x).flatten(2).transpose(1, 2)[:, self.order]
         for block in self.blocks:
             tokens = block(tokens, z, (self.rope_cos, self.rope_sin))
         features = rms_norm(tokens)[:, self.inverse].transpose(1, 2).reshape(b, -1, *self.grid)
-        return self.head(torch.cat([self.to_grid(features), history.reshape(b, t * c, h, w)], dim=1))
+        out = self.head(torch.cat([self.to_grid(features), history.reshape(b, t * c, h, w)], dim=1))
+        return out[..., : self.n_rows, :]
 
     def to_grid(self, features: torch.Tensor) -> torch.Tensor:
         """Bilinear interpolation of (B, width, n_lat, n_lon) token features to the grid, periodic in longitude."""
