@@ -1,7 +1,8 @@
 """Conversion throughput: ours against the naive xarray path and a raw copy of the same bytes.
 
 Builds a WeatherBench2-shaped local store of about ``--size-gb`` (two pressure-level variables, 13 levels,
-121 x 240 with poles, latitude descending as in WB2's 0.25° stores, one time step per chunk) in ``--dir``,
+121 x 240 with poles, latitude descending as in WB2's 0.25° stores, one time step per chunk, Blosc LZ4
+as WB2) in ``--dir``,
 then times three conversions into canonical layout (latitude ascending):
 - raw: ``shutil.copytree`` of the store plus ``os.sync`` (what the disk allows);
 - naive: ``xarray.open_zarr(...).isel(latitude=reversed).to_zarr(...)``;
@@ -28,7 +29,7 @@ import zarr
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from repro.data.era5.acquire import convert  # noqa: E402
-from repro.data.era5.writer import store_bytes  # noqa: E402
+from repro.data.era5.writer import COMPRESSOR, store_bytes  # noqa: E402
 
 VARIABLES = ("geopotential", "temperature")
 LEVELS = [50, 100, 150, 200, 250, 300, 400, 500, 600, 700, 850, 925, 1000]
@@ -45,7 +46,8 @@ def build_source(path: Path, size_gb: float) -> None:
         coords={"time": pd.date_range("2020-01-01", periods=n_time, freq="6h"), "level": LEVELS,
                 "latitude": lat, "longitude": lon},
     ).chunk({"time": 1, "level": -1, "latitude": -1, "longitude": -1})
-    template.to_zarr(path, mode="w", compute=False, consolidated=True, zarr_format=3)
+    encoding = {v: {"compressors": [COMPRESSOR]} for v in VARIABLES}
+    template.to_zarr(path, mode="w", compute=False, consolidated=True, zarr_format=3, encoding=encoding)
     group = zarr.open_group(path, mode="r+")
     rng = np.random.default_rng(0)
     base = np.cos(np.deg2rad(lat))[None, :, None] * np.sin(np.deg2rad(lon))[None, None, :] * np.ones((len(LEVELS), 1, 1))
