@@ -31,7 +31,7 @@ class ModelSettings:
     depth: int = 3
     heads: int = 4
     kv_heads: int = 2
-    patch: int = 2
+    patch: int | tuple[int, int] = 2
     tile: tuple[int, int] = (2, 8)
     local_block: int = 64
     top_k: int = 4
@@ -102,11 +102,13 @@ class Mosaic(nn.Module):
         super().__init__()
         self.s = s
         self.n_rows = len(latitude)
-        n_lat = -(-len(latitude) // (s.patch * s.tile[0])) * s.tile[0]
-        n_lon = len(longitude) // s.patch
-        if len(longitude) % s.patch:
-            raise ValueError(f"{len(longitude)} longitudes are not divisible by the patch size {s.patch}")
-        latitude = padded_latitudes(np.asarray(latitude, float), n_lat * s.patch)
+        self.patch = (s.patch, s.patch) if isinstance(s.patch, int) else tuple(s.patch)
+        pl, pw = self.patch
+        n_lat = -(-len(latitude) // (pl * s.tile[0])) * s.tile[0]
+        n_lon = len(longitude) // pw
+        if len(longitude) % pw:
+            raise ValueError(f"{len(longitude)} longitudes are not divisible by the patch width {pw}")
+        latitude = padded_latitudes(np.asarray(latitude, float), n_lat * pl)
         self.block = s.tile[0] * s.tile[1]
         n_tokens = n_lat * n_lon
         if n_tokens % s.local_block or s.local_block % self.block:
@@ -120,12 +122,12 @@ class Mosaic(nn.Module):
         order = torch.as_tensor(tile_order(n_lat, n_lon, s.tile))
         self.register_buffer("order", order, persistent=False)
         self.register_buffer("inverse", torch.argsort(order), persistent=False)
-        tok_lat = lat.reshape(n_lat, s.patch).mean(1)[:, None].expand(n_lat, n_lon).reshape(-1)[order]
-        tok_lon = lon.reshape(n_lon, s.patch).mean(1)[None, :].expand(n_lat, n_lon).reshape(-1)[order]
+        tok_lat = lat.reshape(n_lat, pl).mean(1)[:, None].expand(n_lat, n_lon).reshape(-1)[order]
+        tok_lon = lon.reshape(n_lon, pw).mean(1)[None, :].expand(n_lat, n_lon).reshape(-1)[order]
         cos, sin = rope_angles(tok_lat, tok_lon, s.width // s.heads)
         self.register_buffer("rope_cos", cos, persistent=False)
         self.register_buffer("rope_sin", sin, persistent=False)
-        self.embed = nn.Conv2d(s.history * s.channels + 3, s.width, s.patch, stride=s.patch)
+        self.embed = nn.Conv2d(s.history * s.channels + 3, s.width, self.patch, stride=self.patch)
         self.blocks = nn.ModuleList(Block(s, self.block) for _ in range(s.depth))
         self.head = nn.Conv2d(s.width + s.history * s.channels, s.channels, 1)
         self.grid = (n_lat, n_lon)
@@ -143,7 +145,7 @@ class Mosaic(nn.Module):
 
     def to_grid(self, features: torch.Tensor) -> torch.Tensor:
         """Bilinear interpolation of (B, width, n_lat, n_lon) token features to the grid, periodic in longitude."""
-        p = self.s.patch
+        pl, pw = self.patch
         padded = torch.cat([features[..., -1:], features, features[..., :1]], dim=-1)
-        fine = F.interpolate(padded, scale_factor=p, mode="bilinear", align_corners=False)
-        return fine[..., p:-p]
+        fine = F.interpolate(padded, scale_factor=(pl, pw), mode="bilinear", align_corners=False)
+        return fine[..., pw:-pw]
