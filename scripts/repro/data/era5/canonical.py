@@ -65,6 +65,8 @@ def _check_dims(ds: xr.Dataset, variables: Sequence[str], where: str) -> None:
     for dim in SPATIAL_DIMS:
         if dim not in ds.dims:
             raise InputError(where, f"wrong dims: no {dim!r} dimension (dims are {sorted(map(str, ds.dims))})")
+        if ds.sizes[dim] < 2:
+            raise InputError(where, f"wrong dims: {dim!r} has {ds.sizes[dim]} point(s)")
     for name in variables:
         dims = ds[name].dims
         unknown = [d for d in dims if d not in CANONICAL_ORDER]
