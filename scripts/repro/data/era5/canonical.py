@@ -98,7 +98,10 @@ def _select_time(ds: xr.Dataset, sel: Selection, where: str) -> xr.Dataset:
     if sel.start:
         keep &= times >= pd.Timestamp(sel.start)
     if sel.end:
-        keep &= times <= pd.Timestamp(sel.end)
+        end = pd.Timestamp(sel.end)
+        if len(str(sel.end)) <= 10:  # a date alone means the whole day
+            end += pd.Timedelta(days=1) - pd.Timedelta(1, "ns")
+        keep &= times <= end
     if sel.step_hours:
         hours = (times - times[keep][0] if keep.any() else times - times[0]) / pd.Timedelta(hours=1)
         keep &= np.isclose(np.mod(hours, sel.step_hours), 0)
