@@ -1,0 +1,79 @@
+"""Rule entry ``mosaic_figures``: spectral ratio vs wavelength, skill vs lead, attention cost vs tokens."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from repro.io import read_json
+from repro.plotting import save, subplots
+
+MODEL_LABELS = {"mosaic": "Mosaic (CRPS, block-sparse)", "dense": "dense attention (CRPS)",
+                "mse": "MSE (deterministic)", "persistence": "persistence", "climatology": "climatology"}
+
+
+def spectral_ratio(metrics: dict, channel: int, path: str) -> None:
+    fig, axes = subplots(1, 1, width=4.6, height=3.2)
+    ax = axes[0, 0]
+    wl = np.asarray(metrics["wavelength_km"])
+    last = len(metrics["lead_hours"]) - 1
+    sc = metrics["scores"]
+    curves = [("mosaic", "spectrum_ratio_member", "Mosaic members"),
+              ("mosaic", "spectrum_ratio_mean", "Mosaic ensemble mean"),
+              ("mse", "spectrum_ratio_member", "MSE forecast")]
+    for model, key, label in curves:
+        ratio = np.asarray(sc[model][key][channel][last])
+        ax.plot(wl[1:], ratio[1:], marker="o", ms=3, label=label)
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.invert_xaxis()
+    ax.set_xlabel("zonal wavelength (km)")
+    ax.set_ylabel("spectral ratio (forecast / truth)")
+    band = metrics["spectrum_band_deg"]
+    ax.set_title(f"{metrics['channels'][channel]}, lead {metrics['lead_hours'][last]} h, |lat| {band[0]:g}-{band[1]:g}°")
+    ax.legend()
+    save(fig, path)
+
+
+def skill(metrics: dict, path: str) -> None:
+    channels = metrics["channels"]
+    keys = [("rmse_mean", "RMSE (ensemble mean)"), ("crps", "fair CRPS"), ("spread_skill", "spread / skill")]
+    fig, axes = subplots(len(keys), len(channels), width=3.0, height=2.3)
+    lead = np.asarray(metrics["lead_hours"])
+    for j, name in enumerate(channels):
+        for i, (key, label) in enumerate(keys):
+            ax = axes[i, j]
+            for model, scores in metrics["scores"].items():
+                values = np.asarray(scores[key][j], float)
+                if np.all(np.isnan(values)):
+                    continue
+                ax.plot(lead, values, label=MODEL_LABELS[model])
+            if key == "spread_skill":
+                ax.axhline(1.0, color="k", lw=0.8)
+            ax.set_title(name if i == 0 else "")
+            ax.set_ylabel(label if j == 0 else "")
+            ax.set_xlabel("lead (h)" if i == len(keys) - 1 else "")
+    axes[0, 0].legend()
+    save(fig, path)
+
+
+def attention_cost(cost: dict, path: str) -> None:
+    fig, axes = subplots(1, 1, width=4.2, height=3.0)
+    ax = axes[0, 0]
+    n = [r["tokens"] for r in cost["rows"]]
+    ax.plot(n, [r["dense_s"] * 1e3 for r in cost["rows"]], marker="o", label="dense")
+    ax.plot(n, [r["block_sparse_s"] * 1e3 for r in cost["rows"]], marker="s", label="block-sparse (torch reference)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("tokens")
+    ax.set_ylabel("forward time (ms)")
+    ax.set_title(f"measured on {cost['device']}")
+    ax.legend()
+    save(fig, path)
+
+
+def main(job) -> None:
+    metrics = read_json(job.input.metrics)
+    channel = metrics["channels"].index(job.params.settings["evaluate"]["headline_channel"])
+    spectral_ratio(metrics, channel, job.output.spectral_ratio)
+    skill(metrics, job.output.skill)
+    attention_cost(read_json(job.input.cost), job.output.attention_cost)

@@ -1,0 +1,48 @@
+"""ERA5 in the canonical WeatherBench2 layout (data/era5/), and the shipped real ERA5 ensemble sample."""
+
+ERA5 = config["data"]["era5"]
+ERA5_STORE = "data/era5/era5.zarr"
+ERA5_SAMPLE = "data/era5/sample.zarr"
+ERA5_OUT = {
+    "store": directory(ERA5_STORE),
+    "norm_stats": "data/era5/norm_stats.npz",
+    "manifest": "data/era5/manifest.json",
+}
+
+
+rule era5_data:
+    input:
+        user_files=[ERA5["local"]["path"]] if ERA5["source"] == "local" else [],
+        stores=repo_file("resources/era5/stores.yaml"),
+        code=code_files("data/era5"),
+    output:
+        **ERA5_OUT,
+    log:
+        "logs/data/era5.log",
+    localrule: True
+    conda:
+        "../../envs/weather.yaml"
+    threads: 4
+    params:
+        entry="repro.data.era5.acquire",
+        section=ERA5,
+    script:
+        ENTRY
+
+
+rule era5_sample:
+    input:
+        grib=repo_file("resources/era5/era5-levels-members.grib"),
+        code=code_files("data/era5"),
+    output:
+        store=directory(ERA5_SAMPLE),
+        manifest="data/era5/sample_manifest.json",
+    log:
+        "logs/data/era5_sample.log",
+    localrule: True
+    conda:
+        "../../envs/weather.yaml"
+    params:
+        entry="repro.data.era5.sample",
+    script:
+        ENTRY
