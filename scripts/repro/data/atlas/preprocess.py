@@ -15,6 +15,7 @@ left, and the other proteins are processed regardless.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,7 +176,9 @@ def preprocess_all(root: Path, names: list[str], out_dir: Path, stride: int, wor
 
     jobs = [(root, name, out_dir, stride, reps(name), expected_frames) for name in names]
     if workers > 1 and len(jobs) > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+        # spawn, not fork: mdtraj's OpenMP runtime deadlocks in a child forked after it ran in the parent
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
             results = list(pool.map(_process_one, jobs))
     else:
         results = [_process_one(job) for job in jobs]
