@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
+import zlib
 from pathlib import Path
 
 from repro.data.atlas.layout import REPLICATE_FILE
@@ -127,7 +128,7 @@ def extract_chain(archive: Path, name: str, replicates: list[int], out_root: Pat
                     with zf.open(member) as src, open(tmp / base, "wb") as dst:
                         shutil.copyfileobj(src, dst, BLOCK)
             return sorted(wanted)
-    except (zipfile.BadZipFile, EOFError, zipfile.LargeZipFile) as err:
+    except (zipfile.BadZipFile, EOFError, zipfile.LargeZipFile, zlib.error) as err:
         raise InputError(archive, f"protein {name}: not a valid zip archive ({err})") from err
 
 
