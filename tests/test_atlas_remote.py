@@ -54,7 +54,7 @@ def server(tmp_path_factory):
         "cobro2/cobro2.pdb": (root / "cobrotoxin" / "cobrotoxin.pdb").read_bytes(),
         "cobro2/cobro2_R1.xtc": (root / "cobrotoxin" / "cobrotoxin_prod_R1_fit.xtc").read_bytes(),
         "cobro2/cobro2_RMSF.tsv": b"res\trmsf\n"})
-    files["/ATLAS/norep/norep_protein.zip"] = _zip({"norep.pdb": b"x"})
+    files["/ATLAS/norep/norep_protein.zip"] = _zip({"norep_R1.xtc": b"x"})
     good = files["/ATLAS/cobrotoxin/cobrotoxin_protein.zip"]
     files["/ATLAS/corrupt/corrupt_protein.zip"] = good[:200] + b"\0" * 500 + good[700:]
     RangeHandler.files = files
