@@ -8,9 +8,10 @@ BIODYNASPEC_CODE = code_files("papers/biodynaspec", "data/atlas/layout.py", "dat
 BIODYNASPEC_LEARNED = [m for m in BIODYNASPEC["models"] if m != "static"]
 BIODYNASPEC_RES = BIODYNASPEC.get("resources", {})
 BIODYNASPEC_FIGURES = ["rs_curve", "pca", "psd", "table"]
-# Checkpoints are keyed by the settings so that a config change never resumes a stale run.
+# Checkpoints are keyed by settings, seed and code so that a change never resumes a stale run.
 BIODYNASPEC_KEY = hashlib.sha256(
     json.dumps([BIODYNASPEC, config["seed"]], sort_keys=True).encode()
+    + b"".join(Path(f).read_bytes() for f in BIODYNASPEC_CODE)
 ).hexdigest()[:10]
 
 

@@ -14,8 +14,11 @@ left, and the other proteins are processed regardless.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
+import sys
+import types
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,6 +159,21 @@ def process_protein(root: Path, name: str, out_dir: Path, stride: int, replicate
     return rows
 
 
+@contextlib.contextmanager
+def _bare_main():
+    """Hide ``__main__`` while spawning workers.
+
+    Spawned workers re-import the parent's ``__main__``; under Snakemake that is the rule's
+    script, which would run the rule again (and fail on the missing ``snakemake`` object).
+    """
+    saved = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = saved
+
+
 def _process_one(args: tuple) -> tuple[str, list[dict] | None, str | None]:
     name = args[1]
     try:
@@ -178,7 +196,7 @@ def preprocess_all(root: Path, names: list[str], out_dir: Path, stride: int, wor
     if workers > 1 and len(jobs) > 1:
         # spawn, not fork: mdtraj's OpenMP runtime deadlocks in a child forked after it ran in the parent
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+        with _bare_main(), ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
             results = list(pool.map(_process_one, jobs))
     else:
         results = [_process_one(job) for job in jobs]

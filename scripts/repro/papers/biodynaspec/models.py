@@ -102,18 +102,22 @@ class SlotDiffusion(nn.Module):
     """Autoregression over slots (bands low-to-high, or time steps) with a per-slot DDPM head.
 
     The residue transformer sees the anchor and the slots already generated (later slots
-    masked) and the index of the slot to generate; a small MLP predicts the noise of that
-    slot's coefficients per residue (epsilon prediction, cosine schedule).
+    masked) and the index of the slot to generate; a small denoising head (one attention
+    block over residues with the same IRFC bias, so residues are denoised jointly) predicts
+    the noise of that slot's coefficients (epsilon prediction, cosine schedule; the sampler uses the DDPM posterior of
+    the clipped clean estimate, which stays stable at the schedule's last, nearly pure-noise step).
     """
 
     def __init__(self, n_slots: int, features: int, d_model: int = 64, layers: int = 2, heads: int = 4,
                  irfc: bool = True, kernels: int = 16, diffusion_steps: int = 50):
         super().__init__()
         self.n_slots, self.features, self.steps = n_slots, features, diffusion_steps
+        self.clip = 6.0  # predicted clean slots are clipped to +-6 per-slot RMS units while sampling
         self.encoder = ResidueTransformer(n_slots * features, d_model, layers, heads, irfc, kernels)
         self.slot_embed = nn.Embedding(n_slots, d_model)
-        self.head = nn.Sequential(nn.Linear(features + 2 * d_model, 2 * d_model), nn.SiLU(),
-                                  nn.Linear(2 * d_model, 2 * d_model), nn.SiLU(), nn.Linear(2 * d_model, features))
+        self.head_in = nn.Linear(features + 2 * d_model, d_model)
+        self.head_block = Block(d_model, heads)
+        self.head_out = nn.Sequential(nn.LayerNorm(d_model), nn.Linear(d_model, features))
         self.register_buffer("alpha_bar", cosine_alpha_bar(diffusion_steps))
 
     def condition(self, anchor, types, slots, index):
@@ -121,9 +125,14 @@ class SlotDiffusion(nn.Module):
         prev = (slots * visible[:, :, None, None]).permute(0, 2, 1, 3).flatten(2)
         return self.encoder(prev, anchor, types) + self.slot_embed(index)[:, None]
 
-    def denoise(self, x_t, t, cond):
+    def denoise(self, x_t, t, cond, bias):
+        """Noise estimate for all residues jointly: one biased attention block over residues."""
         temb = time_embedding(t.float() / self.steps, cond.shape[-1])[:, None].expand(-1, x_t.shape[1], -1)
-        return self.head(torch.cat([x_t, cond, temb], -1))
+        return self.head_out(self.head_block(self.head_in(torch.cat([x_t, cond, temb], -1)), bias))
+
+    def _bias(self, anchor):
+        irfc = self.encoder.irfc
+        return irfc(torch.cdist(anchor, anchor)) if irfc is not None else None
 
     def loss(self, anchor, types, slots) -> torch.Tensor:
         b = slots.shape[0]
@@ -133,23 +142,24 @@ class SlotDiffusion(nn.Module):
         t = torch.randint(1, self.steps + 1, (b,))
         ab = self.alpha_bar[t][:, None, None]
         noise = torch.randn_like(x0)
-        return F.mse_loss(self.denoise(ab.sqrt() * x0 + (1 - ab).sqrt() * noise, t, cond), noise)
+        return F.mse_loss(self.denoise(ab.sqrt() * x0 + (1 - ab).sqrt() * noise, t, cond, self._bias(anchor)), noise)
 
     @torch.no_grad()
     def sample(self, anchor, types, generator: torch.Generator) -> torch.Tensor:
         b, n = anchor.shape[:2]
         slots = torch.zeros(b, self.n_slots, n, self.features)
+        bias = self._bias(anchor)
         for j in range(self.n_slots):
             cond = self.condition(anchor, types, slots, torch.full((b,), j))
             x = torch.randn(b, n, self.features, generator=generator)
             for t in range(self.steps, 0, -1):
                 ab, ab_prev = self.alpha_bar[t], self.alpha_bar[t - 1]
-                alpha = ab / ab_prev
-                eps = self.denoise(x, torch.full((b,), t), cond)
-                x = (x - (1 - alpha) / (1 - ab).sqrt() * eps) / alpha.sqrt()
+                beta = 1 - ab / ab_prev
+                eps = self.denoise(x, torch.full((b,), t), cond, bias)
+                x0 = ((x - (1 - ab).sqrt() * eps) / ab.sqrt()).clamp(-self.clip, self.clip)
+                x = (ab_prev.sqrt() * beta * x0 + (1 - beta).sqrt() * (1 - ab_prev) * x) / (1 - ab)
                 if t > 1:
-                    var = (1 - alpha) * (1 - ab_prev) / (1 - ab)
-                    x = x + var.sqrt() * torch.randn(x.shape, generator=generator)
+                    x = x + (beta * (1 - ab_prev) / (1 - ab)).sqrt() * torch.randn(x.shape, generator=generator)
             slots[:, j] = x
         return slots
 
