@@ -2,10 +2,11 @@
 
 ATLAS = config["data"]["atlas"]
 ATLAS_RAW = ATLAS["local"]["root"] if ATLAS["source"] == "local" else "data/atlas/raw"
-ATLAS_OUT = {
-    "processed": directory("data/atlas/processed"),
+# Paths downstream rules read (plain strings: directory() is only for the producing rule).
+ATLAS_FILES = {
+    "processed": "data/atlas/processed",
     "meta": "data/atlas/meta.parquet",
-    "splits": directory("data/atlas/splits"),
+    "splits": "data/atlas/splits",
     "manifest": "data/atlas/manifest.json",
 }
 ATLAS_SPLIT_LISTS = [
@@ -22,13 +23,13 @@ if ATLAS["source"] == "embedded":
         output:
             raw=directory("data/atlas/raw"),
             entries="data/atlas/entries.json",
-        params:
-            entry="repro.data.atlas.embedded",
-            section=ATLAS,
         log:
             "logs/data/atlas_embedded.log",
         conda:
             "../../envs/md.yaml"
+        params:
+            entry="repro.data.atlas.embedded",
+            section=ATLAS,
         script:
             ENTRY
 
@@ -44,14 +45,14 @@ elif ATLAS["source"] == "remote":
         output:
             raw=directory("data/atlas/raw"),
             entries="data/atlas/entries.json",
-        params:
-            entry="repro.data.atlas.remote",
-            section=ATLAS,
-            cache="data/atlas/downloads",
         log:
             "logs/data/atlas_download.log",
         conda:
             "../../envs/md.yaml"
+        params:
+            entry="repro.data.atlas.remote",
+            section=ATLAS,
+            cache="data/atlas/downloads",
         script:
             ENTRY
 
@@ -63,13 +64,13 @@ else:
             code=code_files("data/atlas"),
         output:
             entries="data/atlas/entries.json",
-        params:
-            entry="repro.data.atlas.remote",
-            section=ATLAS,
         log:
             "logs/data/atlas_local.log",
         conda:
             "../../envs/md.yaml"
+        params:
+            entry="repro.data.atlas.remote",
+            section=ATLAS,
         script:
             ENTRY
 
@@ -80,17 +81,20 @@ rule atlas_data:
         entries="data/atlas/entries.json",
         code=code_files("data/atlas"),
     output:
-        **ATLAS_OUT,
-    params:
-        entry="repro.data.atlas.build",
-        section=ATLAS,
-    threads: ATLAS["workers"]
-    resources:
-        mem_mb=4000,
-        runtime=120,
+        processed=directory(ATLAS_FILES["processed"]),
+        meta=ATLAS_FILES["meta"],
+        splits=directory(ATLAS_FILES["splits"]),
+        manifest=ATLAS_FILES["manifest"],
     log:
         "logs/data/atlas_data.log",
     conda:
         "../../envs/md.yaml"
+    threads: ATLAS["workers"]
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    params:
+        entry="repro.data.atlas.build",
+        section=ATLAS,
     script:
         ENTRY
