@@ -22,7 +22,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from repro.data.atlas.embedded import build_embedded  # noqa: E402
-from repro.data.atlas.preprocess import naive_read_replicate, process_protein  # noqa: E402
+from repro.data.atlas.atom14 import gather_atom14  # noqa: E402
+from repro.data.atlas.preprocess import (load_topology, naive_read_replicate, process_protein,  # noqa: E402
+                                         read_replicate, select_atoms)
 
 
 def timed(fn) -> float:
@@ -44,12 +46,29 @@ def make_long(root: Path, frames: int) -> None:
 
 
 def bench(root: Path, name: str, rep: int, stride: int, out: Path) -> None:
+    """Read-only and full (read + atom14 + save) throughput of both paths, best of 2 runs."""
     path = next((root / name).glob(f"{name}_prod_R{rep}_fit.xtc"))
+    top_path = root / name / f"{name}.pdb"
     n_frames = len(md.open(str(path)))
-    ours = timed(lambda: process_protein(root, name, out, stride=stride, replicates=[rep]))
-    naive = timed(lambda: naive_read_replicate(path, root / name / f"{name}.pdb", stride))
-    print(f"{name} R{rep}: {n_frames} frames, stride {stride}: ours {n_frames / ours:,.0f} frames/s "
-          f"({ours:.2f} s), naive {n_frames / naive:,.0f} frames/s ({naive:.2f} s), speed-up {naive / ours:.2f}x")
+    top = load_topology(top_path, name)
+    sel = select_atoms(top, top_path, name)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def naive_full():
+        xyz = naive_read_replicate(path, top_path, stride)
+        np.save(out / "naive_atom14.npy", gather_atom14(xyz, sel.atom14).astype(np.float16))
+        np.save(out / "naive_ca.npy", xyz[:, sel.ca].astype(np.float32))
+
+    runs = {
+        "ours read": lambda: read_replicate(path, top, sel, stride, name),
+        "naive read": lambda: naive_read_replicate(path, top_path, stride),
+        "ours full": lambda: process_protein(root, name, out / "ours", stride=stride, replicates=[rep]),
+        "naive full": naive_full,
+    }
+    times = {k: min(timed(fn) for _ in range(2)) for k, fn in runs.items()}
+    cells = ", ".join(f"{k} {n_frames / t:,.0f} frames/s ({t:.2f} s)" for k, t in times.items())
+    print(f"{name} R{rep}: {n_frames} frames, stride {stride}: {cells}; "
+          f"speed-up read {times['naive read'] / times['ours read']:.2f}x, full {times['naive full'] / times['ours full']:.2f}x")
 
 
 def main() -> None:
