@@ -140,3 +140,48 @@ def test_missing_topology_and_http_404(server, tmp_path):
         fetch_chain(base, "norep", "protein", tmp_path / "cache", tmp_path / "raw", [1], 10, 0, {})
     with pytest.raises(InputError, match="protein absent: HTTP 404"):
         fetch_chain(base, "absent", "protein", tmp_path / "cache", tmp_path / "raw", [1], 10, 0, {})
+
+
+def test_download_rule_then_preprocessing_rule_with_a_bad_chain(server, tmp_path):
+    """The two rule entries end to end: one good chain, one corrupt; `skip` keeps the good one."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from repro.data.atlas import build, remote
+    from repro.entry import Job
+    from repro.io import read_json
+
+    base, _ = server
+    splits = tmp_path / "resources"
+    splits.mkdir()
+    pd.DataFrame({"name": ["cobrotoxin", "corrupt"]}).to_csv(splits / "atlas_test.csv", index=False)
+    pd.DataFrame({"name": []}).to_csv(splits / "atlas_val.csv", index=False)
+    section = {"source": "remote", "stride": 1, "workers": 1, "on_error": "skip",
+               "remote": {"base_url": base, "archive": "protein", "splits": ["test"], "replicates": [1],
+                          "timeout_s": 10, "retries": 0}}
+    raw, entries = tmp_path / "raw", tmp_path / "entries.json"
+    remote.main(Job(input=SimpleNamespace(splits=[str(splits / "atlas_val.csv"), str(splits / "atlas_test.csv")]),
+                    output=SimpleNamespace(raw=str(raw), entries=str(entries)),
+                    params=SimpleNamespace(section=section, cache=str(tmp_path / "cache"))))
+    got = read_json(entries)
+    assert list(got["replicates"]) == ["cobrotoxin"] and "corrupt" in got["failed"]
+    assert got["splits"]["test"] == ["cobrotoxin"] and got["expected_frames"] == 10000
+    assert sorted(p.name for p in raw.iterdir()) == ["cobrotoxin"]
+    # the protein archive promises 10,000 frames; the 3-frame test archive is reported as truncated
+    out = tmp_path / "data"
+    job = Job(input=SimpleNamespace(raw=str(raw), entries=str(entries)),
+              output=SimpleNamespace(processed=str(out / "processed"), meta=str(out / "meta.parquet"),
+                                     splits=str(out / "splits"), manifest=str(out / "manifest.json")),
+              params=SimpleNamespace(section={**section, "on_error": "fail"}), threads=1)
+    with pytest.raises(InputError, match="cobrotoxin_prod_R1_fit.xtc: protein cobrotoxin: 3 frames .* truncated"):
+        build.main(job)
+    assert not (out / "meta.parquet").exists()
+    got["expected_frames"] = 3
+    entries.write_text(__import__("json").dumps(got))
+    build.main(job)
+    meta = pd.read_parquet(out / "meta.parquet")
+    assert list(meta["name"]) == ["cobrotoxin"] and meta["dt_ps"].iloc[0] == 10.0
+    assert list(pd.read_csv(out / "splits" / "atlas_test.csv")["name"]) == ["cobrotoxin"]
+    manifest = read_json(out / "manifest.json")
+    assert set(manifest["raw_files"]) == {"cobrotoxin/cobrotoxin.pdb", "cobrotoxin/cobrotoxin_prod_R1_fit.xtc"}
