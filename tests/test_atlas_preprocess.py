@@ -47,6 +47,13 @@ def test_embedded_layout_has_three_adk_replicates_in_atlas_naming(raw):
     assert frames == [98, 102, 100]
 
 
+def test_embedded_chains_are_whole_in_every_frame(processed):
+    out, rows = processed
+    for row in rows:
+        ca = np.load(out / row["name"] / f"{row['name']}_R{row['replicate']}_ca.npy")
+        assert np.linalg.norm(np.diff(ca, axis=1), axis=-1).max() < 4.5, row["name"]
+
+
 def test_heavy_atom_count_matches_residue_composition(raw):
     top = load_topology(raw / "adk" / "adk.pdb", "adk")
     sel = select_atoms(top, raw / "adk" / "adk.pdb", "adk")

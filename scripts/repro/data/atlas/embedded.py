@@ -5,8 +5,9 @@
   ``adk_dims.dcd`` (R1, 98 frames), ``adk_dims2.dcd`` (R2, 102 frames) and the NAMD
   implicit-solvent run ``adk_gbis_tmd-fast1_NAMD.dcd`` (R3, 100 frames; its topology
   orders some atoms differently, so its atoms are reordered by residue and name).
-- ``adkopls``: the GROMACS OPLS-AA AdK run ``adk_oplsaa.xtc`` (10 frames), stripped of solvent.
-- ``cobrotoxin``: ``cobrotoxin.xtc`` (62 residues, 3 frames), stripped of solvent.
+- ``adkopls``: the GROMACS OPLS-AA AdK run ``adk_oplsaa.xtc`` (10 frames), stripped of solvent
+  and made whole across periodic boundaries.
+- ``cobrotoxin``: ``cobrotoxin.xtc`` (62 residues, 3 frames), likewise.
 
 These are transition paths and very short runs, not 100 ns equilibrium MD (see the
 paper's README section); the files go through the same preprocessing as ATLAS archives.
@@ -55,7 +56,13 @@ def _write_entry(root: Path, name: str, topology: md.Trajectory, replicates: lis
 
 
 def _protein_only(traj: md.Trajectory) -> md.Trajectory:
-    return traj.atom_slice(traj.topology.select("protein"))
+    """Protein atoms of a solvated GROMACS run, made whole across periodic boundaries.
+
+    The raw xtc files are not PBC-corrected (AdK OPLS-AA has C-alpha neighbours 80 Å apart);
+    ATLAS archives are, so the embedded entries are too.
+    """
+    protein = traj.atom_slice(traj.topology.select("protein"))
+    return protein.image_molecules(anchor_molecules=[set(protein.topology.atoms)], make_whole=True)
 
 
 def build_embedded(root: Path) -> dict[str, list[int]]:

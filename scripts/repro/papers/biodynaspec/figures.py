@@ -35,13 +35,15 @@ def rs_figure(metrics: dict, path) -> None:
     save(fig, path)
 
 
-def _ensemble_items(samples, metrics, limit=3):
+def _ensemble_items(samples, limit=3):
+    """Items with an MD ensemble, longest true trajectory first."""
     keys = [k.split("/", 1)[1] for k in samples.files if k.startswith("md/")]
-    return [k for k in keys if len(samples[f"md/{k}"]) >= 8][:limit]
+    keys = [k for k in keys if len(samples[f"md/{k}"]) >= 8]
+    return sorted(keys, key=lambda k: -len(samples[f"true/{k}"]))[:limit]
 
 
 def pca_figure(samples, metrics: dict, path) -> None:
-    items = _ensemble_items(samples, metrics)
+    items = _ensemble_items(samples)
     models = [m for m in metrics["summary"] if m != "static"]
     fig, axes = subplots(1, max(len(items), 1), width=3.4, height=3.0)
     for ax, key in zip(axes[0], items):
@@ -59,7 +61,7 @@ def pca_figure(samples, metrics: dict, path) -> None:
 
 
 def psd_figure(samples, metrics: dict, path, n_pcs: int = 2) -> None:
-    items = _ensemble_items(samples, metrics, limit=1)
+    items = _ensemble_items(samples, limit=1)
     fig, axes = subplots(1, n_pcs, width=3.4, height=3.0)
     if items:
         key = items[0]
