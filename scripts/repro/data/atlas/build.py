@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 from pathlib import Path
 
 import pandas as pd
 
 from repro.data.atlas.preprocess import preprocess_all
+from repro.data.atlas.remote import sha256_file
 from repro.data.atlas.splits import SPLITS
 from repro.io import InputError, atomic_path, read_json, write_json
 
 log = logging.getLogger(__name__)
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def main(job) -> None:
@@ -54,6 +46,6 @@ def main(job) -> None:
         "stride": section["stride"],
         "proteins": sorted(done),
         "failed": errors,
-        "raw_files": {str(p.relative_to(raw)): {"bytes": p.stat().st_size, "sha256": sha256(p)}
+        "raw_files": {str(p.relative_to(raw)): {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
                       for n in sorted(done) for p in sorted((raw / n).iterdir())},
     })
