@@ -7,6 +7,7 @@ Seeded, checkpointed and resumable through :func:`repro.training.train`.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from pathlib import Path
 
@@ -60,10 +61,13 @@ def main(job) -> None:
     slots = [r / scales[None, :, None, None] for r in raw]
     log.info("%s: %d windows from %d protein(s), slot scales %s", name, sum(len(s.anchors) for s in sets),
              len(sets), np.round(scales, 3))
+    # the rule keys checkpoints by settings and code; the data's metadata keys them by data, so a
+    # rerun after a data update starts afresh instead of resuming weights fitted to the old data
+    data_key = hashlib.sha256(Path(job.input.meta).read_bytes()).hexdigest()[:10]
     model = build_network(name, settings)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings["lr"])
     result = train(model, lambda m, b: m.loss(*b), make_batches(sets, slots, settings, seed),
-                   epochs=settings["epochs"], optimizer=optimizer, checkpoint=job.params.checkpoint,
+                   epochs=settings["epochs"], optimizer=optimizer, checkpoint=f"{job.params.checkpoint}.{data_key}",
                    checkpoint_every=max(1, settings["epochs"] // 4), grad_clip=1.0, desc=f"biodynaspec {name}")
     save_checkpoint(job.output.model, {"model": name, "state": model.state_dict(), "scales": scales,
                                        "history": result.history, "settings": settings})
