@@ -100,11 +100,12 @@ def table_figure(metrics: dict, path) -> None:
     ax.axis("off")
     rows = []
     for model, summ in metrics["summary"].items():
-        rows.append([metrics["labels"][model]] + ["–" if summ.get(k) is None else f"{summ[k]:.3f}" for k, _ in TABLE_KEYS])
+        rows.append([model] + ["–" if summ.get(k) is None else f"{summ[k]:.3f}" for k, _ in TABLE_KEYS])
     paper = metrics["paper"]
     rows.append(["paper (full scale)"] + [f"{paper[k]:.3f}" for k in
                 ("r_250", "rmwd", "md_pca_w2", "joint_pca_w2", "pca_psd_logcorr", "cfre")])
-    table = ax.table(cellText=rows, colLabels=["model"] + [label for _, label in TABLE_KEYS], loc="center")
+    table = ax.table(cellText=rows, colLabels=["model"] + [label for _, label in TABLE_KEYS], loc="center",
+                     colWidths=[0.22] + [0.13] * len(TABLE_KEYS))
     table.auto_set_font_size(False)
     table.set_fontsize(7)
     ax.set_title(f"BioDynaSpec reproduction ({metrics['scale']} scale); * = our metric definition")
