@@ -1,0 +1,1 @@
+"""Data sources: one module or package per source, each writing its canonical layout under ``data/<source>/``."""
