@@ -100,11 +100,16 @@ def paper_status(rows: list[dict[str, str]], papers: dict[str, dict]) -> dict[st
     return status
 
 
+def _label(paper: dict) -> str:
+    title, short = paper["title"], paper["short"]
+    return title if title.startswith(short) else f"{short}: {title}"
+
+
 def status_table(rows: list[dict[str, str]], papers: dict[str, dict], fmt: str = "md") -> str:
     status = paper_status(rows, papers)
     if fmt == "md":
         lines = ["| slug | paper | status |", "|---|---|---|"]
-        lines += [f"| `{s}` | {p['short']}: {p['title']} | {status[s]} |" for s, p in papers.items()]
+        lines += [f"| `{s}` | {_label(p)} | {status[s]} |" for s, p in papers.items()]
         return "\n".join(lines) + "\n"
     lines = [".. list-table::", "   :header-rows: 1", "", "   * - slug", "     - paper", "     - status"]
     for s, p in papers.items():
