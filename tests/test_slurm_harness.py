@@ -60,6 +60,7 @@ class PlannedJob:
     wildcards: dict[str, str] = field(default_factory=dict)
     output: list[str] = field(default_factory=list)
     input: list[str] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
     resources: dict[str, str] = field(default_factory=dict)
 
     def key(self) -> tuple[str, tuple[str, ...]]:
@@ -86,7 +87,7 @@ def parse_dry_run(text: str) -> list[PlannedJob]:
             jobs[-1].wildcards = _pairs(value)
         elif name == "resources":
             jobs[-1].resources = _pairs(value)
-        elif name in ("output", "input"):
+        elif name in ("output", "input", "log"):
             setattr(jobs[-1], name, value.split(", "))
     return jobs
 
