@@ -10,7 +10,9 @@ the file graph of the forced plan, and restores the original.
 from __future__ import annotations
 
 import os
+import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -77,6 +79,8 @@ def built(tmp_path_factory):
     if not targets:
         pytest.skip("no enabled paper reads a data source")
     root = copy_tree(tmp_path_factory.mktemp("reruns") / "repo")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "copy"]):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
     snakemake(root, "--cores", "2", *targets, timeout=1500)
     return root
 
@@ -108,3 +112,20 @@ def test_replacing_one_input_reruns_exactly_its_downstream_jobs(built, source):
         checked += 1
     assert checked, f"no job of {targets} reads any file of data/{source}/"
     assert planned_jobs(built, "--cores", "1", *targets) == [], "restoring the original must leave nothing to do"
+
+
+def test_results_record_their_provenance(built):
+    """Each results folder names its config section, data manifests, package versions and commit."""
+    commit = subprocess.run(["git", "-C", str(built), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    papers = sorted({t for s in SOURCES for t in readers(s)})
+    for rule in papers:
+        slug = next(s for s in CONFIG["papers"] if s.replace("-", "_") == rule)
+        doc = json.loads((built / "results" / slug / "provenance.json").read_text())
+        section = CONFIG["papers"][slug]
+        assert doc["config"]["paper"] == section and doc["config"]["seed"] == CONFIG["seed"]
+        manifests = {f"data/{s}/manifest.json" for s in section.get("data", [])}
+        assert set(doc["data_manifests"]) == manifests
+        for path in manifests:
+            assert doc["data_manifests"][path] == json.loads((built / path).read_text())
+        assert doc["code"]["commit"] == commit
+        assert doc["packages"]["snakemake"], "package versions missing"
