@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from test_slurm_harness import cluster_problem, copy_tree, loaded_workflow, paper_rules, planned_jobs, snakemake
+from test_slurm_harness import (
+    cluster_problem,
+    copy_tree,
+    loaded_workflow,
+    paper_rules,
+    planned_jobs,
+    result_differences,
+    snakemake,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slurm]
 PROBLEM = cluster_problem()
@@ -55,7 +63,8 @@ def gpus_allocated(tres: str) -> int:
 
 
 def json_results(root: Path) -> dict[str, object]:
-    """Every JSON result except provenance (it records times and hosts by design)."""
+    """Every JSON result except provenance (it records times and hosts by design); timing keys are
+    left out when compared (see result_differences)."""
     return {
         str(p.relative_to(root)): json.loads(p.read_text())
         for p in sorted((root / "results").rglob("*.json"))
@@ -99,6 +108,7 @@ def test_profile_runs_on_the_cluster_with_gpu_and_cpu_partitions(tmp_path):
     assert ran == expected, f"sacct saw {dict(ran)}, the DAG submits {dict(expected)}"
     assert any(TRAINING.search(rule) for rule in ran), "no training job ran on the cluster"
 
-    assert json_results(cluster) == json_results(local), "results of the Slurm run differ from the local run"
+    differences = result_differences(json_results(cluster), json_results(local))
+    assert not differences, "results of the Slurm run differ from the local run:\n" + "\n".join(differences[:20])
     produced = lambda root: sorted(str(p.relative_to(root)) for p in (root / "results").rglob("*") if p.is_file())
     assert produced(cluster) == produced(local)

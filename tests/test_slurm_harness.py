@@ -220,3 +220,17 @@ def third_party_imports(files: list[Path], scripts: Path) -> dict[str, set[Path]
             elif top not in sys.stdlib_module_names and top != "__future__":
                 found.setdefault(top, set()).add(path)
     return found
+
+
+# Keys that hold measurements of a run (wall times), not its results: left out when two runs are compared.
+TIMING = re.compile(r"seconds|elapsed|duration|wall")
+
+
+def result_differences(a: Any, b: Any, where: str = "") -> list[str]:
+    """Paths where two JSON-like results differ, ignoring timing keys (empty when equal)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = {k for k in a.keys() | b.keys() if not TIMING.search(str(k))}
+        return [d for k in sorted(keys, key=str) for d in result_differences(a.get(k), b.get(k), f"{where}/{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in result_differences(x, y, f"{where}[{i}]")]
+    return [] if a == b else [f"{where}: {a!r} != {b!r}"]
