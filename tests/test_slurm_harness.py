@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import math
 import os
 import re
 import shutil
@@ -233,4 +234,5 @@ def result_differences(a: Any, b: Any, where: str = "") -> list[str]:
         return [d for k in sorted(keys, key=str) for d in result_differences(a.get(k), b.get(k), f"{where}/{k}")]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [d for i, (x, y) in enumerate(zip(a, b)) for d in result_differences(x, y, f"{where}[{i}]")]
-    return [] if a == b else [f"{where}: {a!r} != {b!r}"]
+    both_nan = isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+    return [] if a == b or both_nan else [f"{where}: {a!r} != {b!r}"]
