@@ -78,3 +78,22 @@ def test_killed_training_resumes_from_its_checkpoint(tmp_path):
 
     snakemake(reference, "--cores", "1", output, timeout=KILL_WITHIN_S)
     same_output(killed / output, reference / output)
+
+
+def test_a_failed_job_leaves_no_partial_output(tmp_path):
+    """A training job whose input is corrupt fails and leaves neither its output nor a temporary."""
+    papers = paper_rules()
+    if not papers:
+        pytest.skip("no paper enabled")
+    root = copy_tree(tmp_path / "repo")
+    job = next(j for j in planned_jobs(root, "--cores", "1", papers[0]) if TRAINING.search(j.rule))
+    output = root / job.output[0]
+    snakemake(root, "--cores", "1", job.output[0], "--omit-from", job.rule, timeout=KILL_WITHIN_S)
+    data_file = next(root / f for f in job.input if f.startswith("data/") and (root / f).is_file())
+    data_file.write_bytes(b"not the data this file should hold")
+    proc = snakemake(root, "--cores", "1", job.output[0], timeout=KILL_WITHIN_S, check=False)
+    assert proc.returncode != 0, f"{job.rule} ran on a corrupt {data_file.name}"
+    assert f"Error in rule {job.rule}" in proc.stdout + proc.stderr, "the job itself should have run and failed"
+    assert not output.exists(), f"failed job left {output}"
+    leftovers = [p.name for p in output.parent.iterdir() if p.name.startswith(f".{output.name}")] if output.parent.exists() else []
+    assert not leftovers, f"failed job left temporaries {leftovers}"
