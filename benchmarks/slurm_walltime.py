@@ -1,0 +1,59 @@
+"""Wall time of the embedded default locally and through the Slurm test cluster (scheduling overhead).
+
+Usage (cluster up: cluster/install && cluster/up):
+    python benchmarks/slurm_walltime.py [TARGET ...] [--cores 2] [--init-seconds 5 40]
+
+Each run happens in a fresh copy of the checkout under a temporary folder. Prints one line per run:
+where it ran, the status-check setting, jobs, wall seconds, and the overhead against the local run.
+Default targets: every enabled paper of the embedded default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from test_slurm_harness import cluster_problem, copy_tree, paper_rules, snakemake  # noqa: E402
+
+
+def timed(root: Path, *args: str) -> tuple[float, str]:
+    start = time.monotonic()
+    proc = snakemake(root, *args, timeout=3600)
+    return time.monotonic() - start, proc.stdout + proc.stderr
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("targets", nargs="*", default=None)
+    parser.add_argument("--cores", default="2")
+    parser.add_argument("--init-seconds", nargs="+", type=int, default=[5],
+                        help="values of --slurm-init-seconds-before-status-checks to compare")
+    args = parser.parse_args()
+    targets = args.targets or paper_rules()
+    problem = cluster_problem()
+    with tempfile.TemporaryDirectory() as tmp:
+        local_s, log = timed(copy_tree(Path(tmp) / "local"), "--cores", args.cores, *targets)
+        jobs = len(re.findall(r"^\[.*\]\n(?:local)?rule ", log, flags=re.M)) or "?"
+        print(f"targets: {' '.join(targets)}")
+        print(f"local --cores {args.cores}: {local_s:.1f} s")
+        if problem:
+            print(f"slurm: skipped ({problem})")
+            return
+        for init in args.init_seconds:
+            root = copy_tree(Path(tmp) / f"slurm{init}")
+            slurm_s, log = timed(root, "--profile", "slurm", "--slurm-init-seconds-before-status-checks", str(init),
+                                 *targets)
+            submitted = len(re.findall(r"has been submitted with SLURM jobid", log))
+            print(f"slurm, first status check after {init} s: {slurm_s:.1f} s for {submitted} submitted jobs "
+                  f"(overhead {slurm_s - local_s:+.1f} s, {(slurm_s - local_s) / max(submitted, 1):+.1f} s per job); "
+                  f"local jobs counted: {jobs}")
+
+
+if __name__ == "__main__":
+    main()

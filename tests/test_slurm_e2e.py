@@ -1,0 +1,114 @@
+"""End to end on the local Slurm test cluster: `snakemake --profile slurm` on the embedded default.
+
+Runs a small target set (the first two enabled papers; REPRO_SLURM_TARGETS overrides) once
+locally and once through the cluster, each in its own copy of the checkout, then checks with
+`sacct` where every job ran and that both runs produced the same results. Skips when no
+cluster answers (CI brings one up with cluster/up); every snakemake call is killed after a
+bounded time, so a hang fails the test instead of stalling CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from test_slurm_harness import (
+    cluster_problem,
+    copy_tree,
+    loaded_workflow,
+    paper_rules,
+    planned_jobs,
+    result_differences,
+    snakemake,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slurm]
+PROBLEM = cluster_problem()
+TIMEOUT = int(os.environ.get("REPRO_SLURM_TIMEOUT", "1500"))
+TRAINING = re.compile(r"_train(_|$)")
+
+
+def targets() -> list[str]:
+    chosen = os.environ.get("REPRO_SLURM_TARGETS")
+    return chosen.split() if chosen else paper_rules()[:2]
+
+
+def sacct_records(run_id: str, expected: int, wait_s: float = 60) -> list[dict[str, str]]:
+    """Allocation records of the run's jobs (job name = run id), waiting for accounting to catch up."""
+    fields = ["JobID", "Partition", "AllocTRES", "Comment", "State"]
+    deadline = time.monotonic() + wait_s
+    while True:
+        out = subprocess.run(
+            ["sacct", "-X", "-n", "-P", "--name", run_id, "-S", "now-6hours", "-o", ",".join(fields)],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout
+        rows = [dict(zip(fields, line.split("|"))) for line in out.splitlines() if line.strip()]
+        settled = len(rows) >= expected and all(r["State"] not in ("PENDING", "RUNNING") for r in rows)
+        if settled or time.monotonic() > deadline:
+            return rows
+        time.sleep(2)
+
+
+def gpus_allocated(tres: str) -> int:
+    match = re.search(r"gres/gpu(?::[^=,]+)?=(\d+)", tres)
+    return int(match.group(1)) if match else 0
+
+
+def json_results(root: Path) -> dict[str, object]:
+    """Every JSON result except provenance (it records times and hosts by design); timing keys are
+    left out when compared (see result_differences)."""
+    return {
+        str(p.relative_to(root)): json.loads(p.read_text())
+        for p in sorted((root / "results").rglob("*.json"))
+        if p.name != "provenance.json"
+    }
+
+
+@pytest.mark.skipif(PROBLEM is not None, reason=f"no Slurm test cluster: {PROBLEM}")
+def test_profile_runs_on_the_cluster_with_gpu_and_cpu_partitions(tmp_path):
+    chosen = targets()
+    local, cluster = copy_tree(tmp_path / "local"), copy_tree(tmp_path / "cluster")
+    planned = planned_jobs(cluster, "--cores", "1", *chosen)
+    with loaded_workflow(cluster, ["--profile", "slurm"]) as (workflow, _):
+        local_rules = {r.name for r in workflow.rules if r.norun or r.name in workflow._localrules}
+    expected = Counter(j.rule for j in planned if j.rule not in local_rules)
+    assert expected, f"nothing to submit for {chosen}"
+
+    start = time.monotonic()
+    snakemake(local, "--cores", "2", *chosen, timeout=TIMEOUT)
+    local_s = time.monotonic() - start
+    start = time.monotonic()
+    run = snakemake(
+        cluster, "--profile", "slurm", "--slurm-jobname-prefix", f"reprotest{uuid.uuid4().hex[:8]}",
+        *chosen, timeout=TIMEOUT,
+    )
+    cluster_s = time.monotonic() - start
+    print(f"targets {chosen}: local {local_s:.0f} s, slurm {cluster_s:.0f} s, {sum(expected.values())} jobs")
+
+    run_id = re.search(r"SLURM run ID: (\S+)", run.stdout + run.stderr).group(1)
+    records = sacct_records(run_id, sum(expected.values()))
+    ran = Counter()
+    for rec in records:
+        rule = re.match(r"rule_(\w+?)(?:_wildcards_|$)", rec["Comment"]).group(1)
+        ran[rule] += 1
+        assert rec["State"] == "COMPLETED", f"{rule} job {rec['JobID']}: {rec['State']}"
+        gpus = gpus_allocated(rec["AllocTRES"])
+        if TRAINING.search(rule) or gpus:
+            assert rec["Partition"] == "gpu" and gpus >= 1, f"{rule}: partition {rec['Partition']}, {rec['AllocTRES']}"
+        else:
+            assert rec["Partition"] == "cpu", f"{rule} ran in partition {rec['Partition']}"
+    assert ran == expected, f"sacct saw {dict(ran)}, the DAG submits {dict(expected)}"
+    assert any(TRAINING.search(rule) for rule in ran), "no training job ran on the cluster"
+
+    differences = result_differences(json_results(cluster), json_results(local))
+    assert not differences, "results of the Slurm run differ from the local run:\n" + "\n".join(differences[:20])
+    produced = lambda root: sorted(str(p.relative_to(root)) for p in (root / "results").rglob("*") if p.is_file())
+    assert produced(cluster) == produced(local)

@@ -1,0 +1,174 @@
+"""The slurm profile, checked without a cluster: found as typed, partitions, retries, local rules.
+
+Resources are evaluated by snakemake itself (the workflow parsed in-process with the arguments
+`--profile slurm` yields) and partitions are chosen by the Slurm executor plugin's own
+auto-selection over slurm/partitions.yaml, so the checks see what a cluster run would submit.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import yaml
+
+from test_slurm_harness import (
+    REPO,
+    copy_tree,
+    loaded_workflow,
+    module_imports,
+    paper_rules,
+    planned_jobs,
+    repro_module_file,
+    third_party_imports,
+)
+
+PROFILE = REPO / "slurm"
+TRAINING = re.compile(r"_train(_|$)")
+# Imports that only make sense with internet access: rules using them must run on the submit host.
+NETWORK_CLIENTS = {"requests", "urllib3", "httpx", "aiohttp", "cdsapi", "gcsfs", "s3fs", "ftplib", "http", "boto3"}
+NETWORK_SUBMODULES = {"urllib.request", "http.client"}
+ACQUISITION_NAME = re.compile(r"download|fetch|acquire")
+WORKFLOW_PROFILE_DIRS = ("profiles/default", "workflow/profiles/default")
+
+
+class _Resources(dict):
+    """What the plugin reads from ``job.resources``: ``get`` and attribute access."""
+
+    def __getattr__(self, name):
+        return self.get(name)
+
+
+def _profile(path: Path) -> dict:
+    for name in ("config.v8+.yaml", "config.yaml"):
+        if (path / name).exists():
+            return yaml.safe_load((path / name).read_text()) or {}
+    return {}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    return copy_tree(tmp_path_factory.mktemp("profile") / "repo")
+
+
+@pytest.fixture(scope="module")
+def jobs(tree):
+    """Every job of the embedded default (forced, so all are listed), with rule and wildcards."""
+    return planned_jobs(tree, "--forceall", "--cores", "1", "all")
+
+
+@pytest.fixture(scope="module")
+def submitted(tree, jobs):
+    """(job, resources at attempts 1..3, partition chosen by the plugin) of every job sent to Slurm."""
+    from snakemake_executor_plugin_slurm.partitions import get_best_partition, read_partition_file
+
+    partitions = read_partition_file(PROFILE / "partitions.yaml")
+    out = []
+    with loaded_workflow(tree, ["--profile", "slurm"]) as (workflow, _):
+        local = {r.name for r in workflow.rules if r.norun or r.name in workflow._localrules}
+        for job in jobs:
+            if job.rule in local:
+                continue
+            rule = workflow.get_rule(job.rule)
+            per_attempt = [dict(rule.expand_resources(job.wildcards, [], attempt)) for attempt in (1, 2, 3)]
+            res = _Resources(per_attempt[0])
+            fake = SimpleNamespace(name=job.rule, threads=int(res.get("_cores", 1)), resources=res)
+            logger = SimpleNamespace(info=lambda *a: None, debug=lambda *a: None, warning=lambda *a: None)
+            out.append((job, per_attempt, get_best_partition(partitions, fake, logger)))
+    assert out, "no job of the embedded default would be submitted to Slurm"
+    return out
+
+
+def test_profile_is_found_as_typed_from_the_repo_root(tree):
+    """`snakemake --profile slurm` resolves ./slurm (snakemake never looks in ./profiles/slurm)."""
+    with loaded_workflow(tree, ["--profile", "slurm"]) as (_, args):
+        assert args.executor == "slurm"
+        assert Path(args.slurm_partition_config).resolve() == (tree / "slurm/partitions.yaml").resolve()
+
+
+def test_gpu_and_training_jobs_go_to_a_gpu_partition_and_the_rest_to_cpu(submitted):
+    gpu_partitions = {name for name, p in yaml.safe_load((PROFILE / "partitions.yaml").read_text())["partitions"].items()
+                      if (p or {}).get("max_gpu", 0) > 0}
+    assert gpu_partitions, "slurm/partitions.yaml declares no partition with GPUs"
+    trained = 0
+    for job, per_attempt, partition in submitted:
+        gpus = int(per_attempt[0].get("gpu", 0))
+        if TRAINING.search(job.rule):
+            trained += 1
+            assert gpus >= 1, f"training rule {job.rule} gets gpu={gpus}; add it to set-resources in slurm/config.yaml"
+        if gpus > 0:
+            assert partition in gpu_partitions, f"{job.rule} {job.wildcards}: gpu={gpus} but partition {partition}"
+        else:
+            assert partition is not None and partition not in gpu_partitions, f"{job.rule}: CPU job sent to {partition}"
+    assert trained >= len(paper_rules()), "expected at least one training job per enabled paper"
+
+
+def test_memory_and_runtime_grow_with_each_retry(tree, submitted):
+    """On a retry (after OOM or timeout) a job asks for more memory and time than before."""
+    with loaded_workflow(tree, ["--profile", "slurm"]) as (_, args):
+        assert args.retries >= 1, "slurm profile must retry failed jobs"
+    for job, per_attempt, _ in submitted:
+        mem = [int(r["mem_mb"]) for r in per_attempt]
+        runtime = [int(r["runtime"]) for r in per_attempt]
+        assert mem[0] < mem[1] < mem[2], (
+            f"{job.rule}: mem_mb {mem} over attempts 1-3; a rule declaring a fixed mem_mb needs "
+            f"`mem_mb: <base> * attempt` under set-resources in slurm/config.yaml"
+        )
+        assert runtime[0] < runtime[1] < runtime[2], f"{job.rule}: runtime {runtime} over attempts 1-3"
+
+
+def test_workflow_profile_never_replaces_a_slurm_profile_key(tree, tmp_path):
+    """Snakemake auto-loads profiles/default as workflow profile; it replaces whole top-level keys."""
+    slurm_keys = set(_profile(PROFILE))
+    for folder in WORKFLOW_PROFILE_DIRS:
+        overlap = slurm_keys & set(_profile(REPO / folder))
+        assert not overlap, f"{folder} sets {sorted(overlap)}, which would replace the slurm profile's values"
+    # Behaviour, not only key names: the arguments snakemake derives are those of the slurm profile
+    # alone, whatever workflow profile the checkout carries.
+    bare = copy_tree(tmp_path / "bare")
+    for folder in WORKFLOW_PROFILE_DIRS:
+        if (bare / folder).exists():
+            for f in (bare / folder).iterdir():
+                f.unlink()
+            (bare / folder).rmdir()
+    with loaded_workflow(tree, ["--profile", "slurm"]) as (_, with_default):
+        real = {k: str(getattr(with_default, k.replace("-", "_"), None)) for k in slurm_keys}
+    with loaded_workflow(bare, ["--profile", "slurm"]) as (_, alone):
+        expected = {k: str(getattr(alone, k.replace("-", "_"), None)) for k in slurm_keys}
+    normalise = lambda d: {k: v.replace(str(bare), "ROOT").replace(str(tree), "ROOT") for k, v in d.items()}
+    assert normalise(real) == normalise(expected)
+
+
+def _network_imports(files: list[Path], scripts: Path) -> set[str]:
+    found = set(third_party_imports(files, scripts)) & NETWORK_CLIENTS
+    for f in files:
+        found |= module_imports(f) & NETWORK_SUBMODULES
+    return found
+
+
+def test_network_detector_sees_clients(tmp_path):
+    """The acquisition detector below flags a module that talks HTTP and passes a pure one."""
+    (tmp_path / "fetch.py").write_text("import urllib.request\nfrom aiohttp import ClientSession\n")
+    (tmp_path / "pure.py").write_text("import json\ntry:\n    import requests\nexcept ImportError:\n    pass\n")
+    assert _network_imports([tmp_path / "fetch.py"], tmp_path) == {"aiohttp", "urllib.request"}
+    assert _network_imports([tmp_path / "pure.py"], tmp_path) == set()
+
+
+def test_acquisition_rules_run_on_the_submit_host(tree):
+    """A rule that downloads (network client imported, or named so) is a localrule: compute nodes may be offline."""
+    scripts = tree / "scripts"
+    with loaded_workflow(tree, ["--profile", "slurm"]) as (workflow, _):
+        for rule in workflow.rules:
+            entry = rule.params.get("entry") if hasattr(rule.params, "get") else None
+            files = [Path(f) for f in rule.input if isinstance(f, str) and f.endswith(".py")]
+            if isinstance(entry, str):
+                module = repro_module_file(entry, scripts)
+                files += [module] if module else []
+            network = _network_imports([tree / f if not f.is_absolute() else f for f in files], scripts)
+            if network or ACQUISITION_NAME.search(rule.name):
+                assert rule.name in workflow._localrules, (
+                    f"rule {rule.name} acquires data ({sorted(network) or 'by name'}) but is not a localrule; "
+                    f"add `localrule: True` to it"
+                )
