@@ -35,8 +35,9 @@ rule hysomi_train:
         "../../envs/torch.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=lambda wc, attempt: 2000 * attempt,
         runtime=60,
+        gpu=1 if config["scale"] == "full" else 0,
     params:
         entry="repro.papers.hysomi.train",
         settings=HYSOMI,
@@ -89,7 +90,7 @@ rule hysomi_figures:
     log:
         "logs/hysomi/figures.log",
     conda:
-        "../../envs/core.yaml"
+        "../../envs/torch.yaml"
     params:
         entry="repro.papers.hysomi.figures",
         settings=HYSOMI,
