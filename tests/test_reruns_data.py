@@ -35,13 +35,17 @@ def consumes(job: PlannedJob, path: str) -> bool:
 
 
 def downstream(plan: list[PlannedJob], path: str) -> set[tuple]:
-    """Jobs that read ``path`` directly or through any output derived from it."""
+    """Jobs that read ``path`` directly or through any output derived from it.
+
+    Target rules without outputs (``snakemake <paper>``) do no work, so a changed input never
+    schedules them; they are left out.
+    """
     hit: set[tuple] = set()
     frontier = [path]
     while frontier:
         current = frontier.pop()
         for job in plan:
-            if job.key() not in hit and consumes(job, current):
+            if job.key() not in hit and job.output and consumes(job, current):
                 hit.add(job.key())
                 frontier += job.output
     return hit

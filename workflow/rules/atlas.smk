@@ -19,7 +19,7 @@ if ATLAS["source"] == "embedded":
 
     rule atlas_embedded:
         input:
-            code=code_files("data/atlas"),
+            code=code_files("data/atlas/__init__.py", "data/atlas/embedded.py"),
         output:
             raw=directory("data/atlas/raw"),
             entries="data/atlas/entries.json",
@@ -79,7 +79,19 @@ rule atlas_data:
     input:
         raw=ATLAS_RAW,
         entries="data/atlas/entries.json",
-        code=code_files("data/atlas"),
+        code=code_files(
+            *[
+                f"data/atlas/{m}.py"
+                for m in (
+                    "__init__",
+                    "build",
+                    "preprocess",
+                    "atom14",
+                    "layout",
+                    "splits",
+                )
+            ]
+        ),
     output:
         processed=directory(ATLAS_FILES["processed"]),
         meta=ATLAS_FILES["meta"],

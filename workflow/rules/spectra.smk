@@ -8,11 +8,6 @@ SPECTRA_OUT = {
     "manifest": "data/spectra/manifest.json",
 }
 
-if SPECTRA["source"] == "remote":
-
-    localrules:
-        spectra_raw,
-
 
 rule spectra_raw:
     input:
@@ -22,6 +17,8 @@ rule spectra_raw:
         raw="data/spectra/raw.json",
     log:
         "logs/data/spectra_raw.log",
+    # Downloads (source: remote) need the internet, so this rule always runs on the submit host.
+    localrule: True
     conda:
         "../../envs/chem.yaml"
     params:
@@ -35,7 +32,19 @@ rule spectra_raw:
 rule spectra_data:
     input:
         raw="data/spectra/raw.json",
-        code=code_files("data/spectra"),
+        code=code_files(
+            *[
+                f"data/spectra/{m}.py"
+                for m in (
+                    "__init__",
+                    "process",
+                    "literature",
+                    "molecules",
+                    "sdf",
+                    "solvents",
+                )
+            ]
+        ),
     output:
         **SPECTRA_OUT,
     log:

@@ -9,9 +9,8 @@ from pathlib import Path
 import pandas as pd
 
 from repro.data.atlas.preprocess import preprocess_all
-from repro.data.atlas.remote import sha256_file
 from repro.data.atlas.splits import SPLITS
-from repro.io import InputError, atomic_path, read_json, write_json
+from repro.io import InputError, atomic_path, read_json, sha256, write_json
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +45,6 @@ def main(job) -> None:
         "stride": section["stride"],
         "proteins": sorted(done),
         "failed": errors,
-        "raw_files": {str(p.relative_to(raw)): {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
+        "raw_files": {str(p.relative_to(raw)): {"bytes": p.stat().st_size, "sha256": sha256(p)}
                       for n in sorted(done) for p in sorted((raw / n).iterdir())},
     })

@@ -14,7 +14,6 @@ Without network (``source: local``) the same entries are written for a layout on
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import logging
 import os
@@ -29,6 +28,7 @@ from pathlib import Path
 from repro.data.atlas.layout import REPLICATE_FILE
 from repro.data.atlas.splits import read_split
 from repro.io import InputError, atomic_path, write_json
+from repro.io import sha256 as sha256_of
 
 log = logging.getLogger(__name__)
 ARCHIVES = {"protein": {"frames": 10000, "dt_ps": 10.0}, "analysis": {"frames": 1000, "dt_ps": 100.0}}
@@ -38,14 +38,6 @@ BLOCK = 1 << 20
 
 def archive_url(base_url: str, name: str, archive: str) -> str:
     return f"{base_url.rstrip('/')}/{name}/{name}_{archive}.zip"
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(BLOCK), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _fetch_once(url: str, part: Path, timeout: float) -> None:
@@ -93,7 +85,7 @@ def download(url: str, dest: Path, name: str, timeout: float = 60.0, retries: in
             time.sleep(min(2 ** attempt, 30) * 0.1)
     if not dest.exists():
         raise InputError(url, f"protein {name}: download failed after {retries + 1} attempts")
-    digest = sha256_file(dest)
+    digest = sha256_of(dest)
     if sha256 is not None and digest != sha256:
         dest.unlink()
         raise InputError(url, f"protein {name}: sha256 {digest} does not match the expected {sha256}")

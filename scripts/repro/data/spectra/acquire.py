@@ -9,7 +9,6 @@ redirect to an HTML page stops with a clear error instead of feeding the parsers
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import shutil
@@ -21,19 +20,11 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from repro.data.spectra.sdf import check_sdf
-from repro.io import InputError
+from repro.io import InputError, sha256
 
 log = logging.getLogger(__name__)
 CHUNK = 1 << 20
 NMREXP_REQUIRED = ("smiles", "nmr_type", "nmr_shift", "nmr_solvent")
-
-
-def sha256(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _fetch(url: str, part: Path, timeout: float) -> None:

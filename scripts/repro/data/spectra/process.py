@@ -22,13 +22,12 @@ import pandas as pd
 import pyarrow.parquet as pq
 from rdkit import rdBase
 
-from repro.data.spectra.acquire import sha256
 from repro.data.spectra.literature import NUCLEUS_OF_TYPE, RANGES, parse_text
 from repro.data.spectra.molecules import ConformerCache, Rejected, canonical_with_hydrogens, check_molecule, environment_codes, filtered_molecule, symmetry_classes
 from repro.data.spectra.sdf import SPECTRUM_KEYS, carbon_assignments, parse_spectrum_field, proton_assignments, read_sdf
 from repro.data.spectra.solvents import solvent_group
 from repro.entry import Job
-from repro.io import InputError, atomic_path, read_json, write_json
+from repro.io import InputError, atomic_path, read_json, sha256, write_json
 
 log = logging.getLogger(__name__)
 LITERATURE_COLUMNS = ["smiles", "nmr_type", "nmr_shift", "nmr_solvent", "filename"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repro.data.spectra.acquire import check_role, download, record, sha256
+from repro.data.spectra.acquire import check_role, download, record
 from repro.data.spectra.synthetic import generate
 from repro.entry import Job
-from repro.io import InputError, write_json
+from repro.io import InputError, sha256, write_json
 
 
 def main(job: Job) -> None:
