@@ -37,15 +37,17 @@ def consumes(job: PlannedJob, path: str) -> bool:
 def downstream(plan: list[PlannedJob], path: str) -> set[tuple]:
     """Jobs that read ``path`` directly or through any output derived from it.
 
-    Target rules without outputs (``snakemake <paper>``) do no work, so a changed input never
-    schedules them; they are left out.
+    A target rule without outputs (``snakemake <paper>``) is scheduled when another scheduled job
+    updates one of its inputs, not when ``path`` itself is its input (snakemake has nothing to compare).
     """
     hit: set[tuple] = set()
     frontier = [path]
     while frontier:
         current = frontier.pop()
         for job in plan:
-            if job.key() not in hit and job.output and consumes(job, current):
+            if not job.output and current == path:
+                continue
+            if job.key() not in hit and consumes(job, current):
                 hit.add(job.key())
                 frontier += job.output
     return hit
