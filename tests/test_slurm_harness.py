@@ -223,8 +223,9 @@ def third_party_imports(files: list[Path], scripts: Path) -> dict[str, set[Path]
     return found
 
 
-# Keys that hold measurements of a run (wall times), not its results: left out when two runs are compared.
-TIMING = re.compile(r"seconds|elapsed|duration|wall")
+# Keys that hold measurements of a run (wall times in seconds, e.g. `dense_s`, and speed-ups measured
+# from them), not its results: left out when two runs are compared.
+TIMING = re.compile(r"seconds|elapsed|duration|wall|_s$|speedup")
 
 
 def result_differences(a: Any, b: Any, where: str = "") -> list[str]:
