@@ -13,7 +13,8 @@ from conftest import REPO
 from repro.io import InputError
 from repro.registry import load_reported
 from repro.papers.cgmt_erm import data, evaluate, train
-from repro.papers.cgmt_erm.store import open_group, read, train_arrays
+from repro.io import open_zarr_group
+from repro.papers.cgmt_erm.store import read, train_arrays
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def run_data(s, out):
 def test_stages_end_to_end(tiny):
     s, out = tiny
     manifest = run_data(s, out)
-    group = open_group(out / "designs.zarr", "mixture/p20")
+    group = open_zarr_group(out / "designs.zarr", "mixture/p20")
     assert group["X_train"].shape == (6, 40, 20) and group["X_test"].shape == (400, 20)
     fits = []
     for design in s["designs"]:
@@ -61,13 +62,13 @@ def test_missing_variable_names_store_and_variable(tmp_path):
     group = root.require_group("mixture/p20")
     group.create_array("X_test", data=np.zeros((3, 2)))
     with pytest.raises(InputError, match="bad.zarr.*lacks variable 'X_train'"):
-        read(open_group(tmp_path / "bad.zarr", "mixture/p20"), "X_train", tmp_path / "bad.zarr")
+        read(open_zarr_group(tmp_path / "bad.zarr", "mixture/p20"), "X_train", tmp_path / "bad.zarr")
     with pytest.raises(InputError, match="lacks variable 'X_train'"):
-        train_arrays(open_group(tmp_path / "bad.zarr", "mixture/p20"), tmp_path / "bad.zarr")
+        train_arrays(open_zarr_group(tmp_path / "bad.zarr", "mixture/p20"), tmp_path / "bad.zarr")
     with pytest.raises(InputError, match="has no group 'iid_t/p20'"):
-        open_group(tmp_path / "bad.zarr", "iid_t/p20")
+        open_zarr_group(tmp_path / "bad.zarr", "iid_t/p20")
     with pytest.raises(InputError, match="missing.zarr"):
-        open_group(tmp_path / "missing.zarr")
+        open_zarr_group(tmp_path / "missing.zarr")
 
 
 def test_failed_stage_leaves_no_output(tiny, tmp_path):

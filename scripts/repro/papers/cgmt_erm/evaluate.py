@@ -14,7 +14,8 @@ from repro.claims import Claim, Test, write_claims
 from repro.io import atomic_path, write_json
 from repro.papers.cgmt_erm import fixed_point, laws
 from repro.registry import attach_paper_values
-from repro.papers.cgmt_erm.store import fit_key, open_group, read
+from repro.io import open_zarr_group
+from repro.papers.cgmt_erm.store import fit_key, read
 
 HIST_BINS = 80
 
@@ -88,10 +89,10 @@ def main(job) -> None:
     data = job.input.store
     records, curves, ridge = [], {}, None
     for path in job.input.fits:
-        fits_root = open_group(path)
+        fits_root = open_zarr_group(path)
         design = path.rsplit("/", 1)[-1].removesuffix(".zarr")
         for p in s["p"]:
-            group, fits = open_group(data, f"{design}/p{p}"), open_group(path, f"p{p}")
+            group, fits = open_zarr_group(data, f"{design}/p{p}"), open_zarr_group(path, f"p{p}")
             X_test, y_test = read(group, "X_test", data).astype(float), read(group, "y_test", data).astype(float)
             mean_vec = read(group, "mean", data) if design == "mixture" else None
             s2 = float(mean_vec @ mean_vec) if mean_vec is not None else None
@@ -111,7 +112,7 @@ def main(job) -> None:
                 if ratio == s["main_ratio"]:
                     curves |= {f"{design}/p{p}/{loss}/{reg}/{k}": v for k, v in cur.items()}
         if "ridge_check" in fits_root:
-            check = open_group(data, "ridge_check")
+            check = open_zarr_group(data, "ridge_check")
             ridge = ridge_check(read(fits_root, "ridge_check", path), read(check, "X", data),
                                 read(check, "theta_star", data), float(check.attrs["sigma"]), s["lam"])
     metrics = {"records": records, "ridge_check": ridge, "p_main": max(s["p"]), "main_ratio": s["main_ratio"]}

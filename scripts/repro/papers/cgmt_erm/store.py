@@ -10,20 +10,6 @@ import zarr
 from repro.io import InputError
 
 
-def open_group(path: str | os.PathLike, key: str = "") -> zarr.Group:
-    """Open ``path`` (a zarr store) at group ``key``, or raise InputError naming the store and the key."""
-    try:
-        root = zarr.open_group(str(path), mode="r")
-    except (FileNotFoundError, zarr.errors.GroupNotFoundError) as err:
-        raise InputError(path, "not a zarr group (missing or unreadable store)") from err
-    if not key:
-        return root
-    try:
-        return root[key]
-    except KeyError as err:
-        raise InputError(path, f"has no group {key!r}") from err
-
-
 def read(group: zarr.Group, name: str, path: str | os.PathLike) -> np.ndarray:
     """Array ``name`` of ``group`` as numpy, or InputError naming the store and the missing variable."""
     if name not in group:

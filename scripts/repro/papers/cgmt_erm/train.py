@@ -16,7 +16,8 @@ from threadpoolctl import threadpool_limits
 
 from repro.io import InputError, atomic_path
 from repro.papers.cgmt_erm import erm, losses
-from repro.papers.cgmt_erm.store import fit_key, open_group, read, train_arrays
+from repro.io import open_zarr_group
+from repro.papers.cgmt_erm.store import fit_key, read, train_arrays
 
 
 def fit_all(X, Y, n: int, loss: str, lam: float, **kw) -> np.ndarray:
@@ -31,7 +32,7 @@ def main(job) -> None:
     with threadpool_limits(limits=job.threads), atomic_path(job.output[0]) as tmp:
         out = zarr.open_group(tmp, mode="w")
         for p in s["p"]:
-            group = open_group(data, f"{design}/p{p}")
+            group = open_zarr_group(data, f"{design}/p{p}")
             X, Y = train_arrays(group, data)
             if X.shape[1] < max(math.ceil(ratio * p) for ratio in s["ratios"]):
                 raise InputError(data, f"{design}/p{p} holds {X.shape[1]} samples per training set, fewer than the ratios need")
@@ -49,6 +50,6 @@ def main(job) -> None:
                 target.create_array(fit_key(loss, "pseudo_huber", s["main_ratio"]), data=ph)
                 target.create_array(fit_key(loss, "surrogate", s["main_ratio"]), data=sur)
         if design == "mixture":
-            check = open_group(data, "ridge_check")
+            check = open_zarr_group(data, "ridge_check")
             Xf, Yf = read(check, "X", data), read(check, "Y", data)
             out.create_array("ridge_check", data=np.stack([erm.ridge(Xf, yf, s["lam"]) for yf in Yf]))

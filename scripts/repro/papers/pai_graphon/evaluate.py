@@ -12,7 +12,8 @@ from repro.claims import Claim, Test, write_claims
 from repro.io import atomic_path, read_json, write_json
 from repro.papers.pai_graphon import graphon
 from repro.registry import attach_paper_values
-from repro.papers.pai_graphon.store import mask_key, open_group, read_dataset
+from repro.io import open_zarr_group
+from repro.papers.pai_graphon.store import mask_key, read_dataset
 
 
 def mask_stats(group, density: float, blocks: int, informative: list[int], zero_inputs: np.ndarray) -> dict:
@@ -41,7 +42,7 @@ def mask_stats(group, density: float, blocks: int, informative: list[int], zero_
 def analyse_dataset(masks_path, data_path, s: dict) -> tuple[dict, xr.Dataset]:
     """Statistics per (criterion, width, seed) and seed-averaged graphons/profiles of one dataset."""
     data = read_dataset(data_path)
-    root = open_group(masks_path)
+    root = open_zarr_group(masks_path)
     widths, seeds, blocks = s["widths"], s["seeds"], s["blocks"]
     stats: dict = {c: {} for c in s["criteria"]}
     sorted_g = np.zeros((len(s["criteria"]), len(widths), blocks, blocks))
@@ -54,7 +55,7 @@ def analyse_dataset(masks_path, data_path, s: dict) -> tuple[dict, xr.Dataset]:
             for seed in seeds:
                 batch = np.asarray(root.attrs[f"batch_idx_s{seed}"])
                 zero_inputs = np.all(data["X"][batch] == 0, axis=0)
-                group = open_group(masks_path, mask_key(criterion, width, seed))
+                group = open_zarr_group(masks_path, mask_key(criterion, width, seed))
                 per_seed.append(mask_stats(group, s["density"], blocks, data["informative_idx"], zero_inputs))
             seed_graphons.append([p["sorted_graphon"] for p in per_seed])
             sorted_g[ci, wi] = np.mean(seed_graphons[-1], 0)

@@ -5,30 +5,16 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import zarr
 
-from repro.io import InputError
+from repro.io import InputError, open_zarr_group
 
 DATASET_VARIABLES = ("X", "y", "split")
 
 
-def open_group(path: str | os.PathLike, key: str = "") -> zarr.Group:
-    """Open the zarr group ``key`` of ``path`` or raise InputError naming the store and the key."""
-    try:
-        root = zarr.open_group(str(path), mode="r")
-    except (FileNotFoundError, zarr.errors.GroupNotFoundError) as err:
-        raise InputError(path, "not a zarr group (missing or unreadable store)") from err
-    if not key:
-        return root
-    try:
-        return root[key]
-    except KeyError as err:
-        raise InputError(path, f"has no group {key!r}") from err
-
 
 def read_dataset(path: str | os.PathLike) -> dict:
     """X, y, split and attributes of a canonical dataset store."""
-    group = open_group(path)
+    group = open_zarr_group(path)
     missing = [v for v in DATASET_VARIABLES if v not in group]
     if missing:
         raise InputError(path, f"missing variable(s) {missing}")

@@ -1,6 +1,6 @@
-"""Wall and CPU time of the talda embedded default, end to end, in a scratch working directory.
+"""Wall and CPU time of one paper's embedded default, end to end, in a scratch working directory.
 
-Usage: python benchmarks/talda_default_run.py [--cores 2] [--target talda]
+Usage: python benchmarks/paper_default_run.py --target talda [--cores 2]
 Prints wall seconds, CPU seconds of all child processes, the load average before and after, and per-job times
 from the logs. Runs `snakemake -s Snakefile -d <tmp>` so the checkout's results/ are untouched.
 """
@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--target", default="talda")
+    parser.add_argument("--target", required=True, help="a paper's target rule, e.g. talda or poisson_eat")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         load_before = os.getloadavg()[0]
