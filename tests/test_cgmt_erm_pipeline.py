@@ -13,7 +13,7 @@ from conftest import REPO
 from repro.io import InputError
 from repro.registry import load_reported
 from repro.papers.cgmt_erm import data, evaluate, train
-from repro.io import open_zarr_group
+from repro.stores import open_zarr_group
 from repro.papers.cgmt_erm.store import read, train_arrays
 
 

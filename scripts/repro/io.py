@@ -81,22 +81,6 @@ def sha256(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def open_zarr_group(path: str | os.PathLike, key: str = ""):
-    """Open the zarr group ``key`` of the store ``path`` read-only, or raise InputError naming both."""
-    import zarr
-
-    try:
-        root = zarr.open_group(str(path), mode="r")
-    except (FileNotFoundError, zarr.errors.GroupNotFoundError) as err:
-        raise InputError(path, "not a zarr group (missing or unreadable store)") from err
-    if not key:
-        return root
-    try:
-        return root[key]
-    except KeyError as err:
-        raise InputError(path, f"has no group {key!r}") from err
-
-
 def read_json(path: str | os.PathLike) -> Any:
     """Read JSON, turning a parse failure into an :class:`InputError` naming the file."""
     try:

@@ -14,7 +14,7 @@ from repro.claims import Claim, Test, write_claims
 from repro.io import atomic_path, write_json
 from repro.papers.cgmt_erm import fixed_point, laws
 from repro.registry import attach_paper_values
-from repro.io import open_zarr_group
+from repro.stores import open_zarr_group
 from repro.papers.cgmt_erm.store import fit_key, read
 
 HIST_BINS = 80

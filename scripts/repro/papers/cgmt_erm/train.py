@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 
 from repro.io import InputError, atomic_path
 from repro.papers.cgmt_erm import erm, losses
-from repro.io import open_zarr_group
+from repro.stores import open_zarr_group
 from repro.papers.cgmt_erm.store import fit_key, read, train_arrays
 
 

@@ -12,7 +12,7 @@ from repro.claims import Claim, Test, write_claims
 from repro.io import atomic_path, read_json, write_json
 from repro.papers.pai_graphon import graphon
 from repro.registry import attach_paper_values
-from repro.io import open_zarr_group
+from repro.stores import open_zarr_group
 from repro.papers.pai_graphon.store import mask_key, read_dataset
 
 
