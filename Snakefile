@@ -30,9 +30,12 @@ for source in config["data"]:
     include: f"workflow/rules/{source}.smk"
 
 
-for paper in PAPERS:
+for _paper in PAPERS:
 
-    include: f"workflow/rules/{paper}.smk"
+    include: f"workflow/rules/{_paper}.smk"
+
+
+include: "workflow/rules/stages.smk"
 
 
 rule all:

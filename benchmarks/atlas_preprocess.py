@@ -21,10 +21,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from repro.data.atlas.embedded import build_embedded  # noqa: E402
 from repro.data.atlas.atom14 import gather_atom14  # noqa: E402
-from repro.data.atlas.preprocess import (load_topology, naive_read_replicate, process_protein,  # noqa: E402
-                                         read_replicate, select_atoms)
+from repro.data.atlas.embedded import build_embedded  # noqa: E402
+from repro.data.atlas.preprocess import (
+    load_topology,
+    naive_read_replicate,
+    process_protein,  # noqa: E402
+    read_replicate,
+    select_atoms,
+)
 
 
 def timed(fn) -> float:
@@ -67,8 +72,10 @@ def bench(root: Path, name: str, rep: int, stride: int, out: Path) -> None:
     }
     times = {k: min(timed(fn) for _ in range(2)) for k, fn in runs.items()}
     cells = ", ".join(f"{k} {n_frames / t:,.0f} frames/s ({t:.2f} s)" for k, t in times.items())
-    print(f"{name} R{rep}: {n_frames} frames, stride {stride}: {cells}; "
-          f"speed-up read {times['naive read'] / times['ours read']:.2f}x, full {times['naive full'] / times['ours full']:.2f}x")
+    print(
+        f"{name} R{rep}: {n_frames} frames, stride {stride}: {cells}; "
+        f"speed-up read {times['naive read'] / times['ours read']:.2f}x, full {times['naive full'] / times['ours full']:.2f}x"
+    )
 
 
 def main() -> None:

@@ -32,7 +32,9 @@ def workflow_time(target: str) -> None:
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    print(f"{target}: wall {wall:.1f} s, CPU (all processes) {cpu:.1f} s, load average {Path('/proc/loadavg').read_text().split()[0]}")
+    print(
+        f"{target}: wall {wall:.1f} s, CPU (all processes) {cpu:.1f} s, load average {Path('/proc/loadavg').read_text().split()[0]}"
+    )
 
 
 def lbfgs(X, y, loss, lam):
@@ -42,8 +44,9 @@ def lbfgs(X, y, loss, lam):
         r = Z @ t
         return np.mean(losses.value(loss, r)) + 0.5 * lam * t @ t, Z.T @ losses.derivative(loss, r) / n + lam * t
 
-    return minimize(f, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
-                    options={"gtol": 1e-10, "ftol": 1e-15, "maxiter": 5000}).x
+    return minimize(
+        f, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B", options={"gtol": 1e-10, "ftol": 1e-15, "maxiter": 5000}
+    ).x
 
 
 def solver_throughput(p: int = 100, ratio: float = 2.0, fits: int = 40) -> None:
@@ -51,12 +54,17 @@ def solver_throughput(p: int = 100, ratio: float = 2.0, fits: int = 40) -> None:
     params = designs.make_params("mixture", p, rng, {"mixture_norm": 2.0, "label_noise": 0.0})
     problems = [designs.sample(params, int(ratio * p), rng) for _ in range(fits)]
     for loss in ("logistic", "squared_hinge"):
-        for name, solve in (("repro", lambda X, y: erm.fit(X, y, loss, 0.1)), ("plain L-BFGS", lambda X, y: lbfgs(X, y, loss, 0.1))):
+        for name, solve in (
+            ("repro", lambda X, y: erm.fit(X, y, loss, 0.1)),
+            ("plain L-BFGS", lambda X, y: lbfgs(X, y, loss, 0.1)),
+        ):
             start = time.perf_counter()
             thetas = [solve(X, y) for X, y in problems]
             dt = time.perf_counter() - start
             gap = max(np.linalg.norm(t - erm.fit(X, y, loss, 0.1)) for t, (X, y) in zip(thetas, problems))
-            print(f"{loss:14s} {name:13s} p={p} n={int(ratio * p)}: {fits / dt:7.1f} fits/s (max |theta - repro| {gap:.1e})")
+            print(
+                f"{loss:14s} {name:13s} p={p} n={int(ratio * p)}: {fits / dt:7.1f} fits/s (max |theta - repro| {gap:.1e})"
+            )
 
 
 if __name__ == "__main__":

@@ -41,16 +41,27 @@ def build_source(path: Path, size_gb: float) -> None:
     step_bytes = len(VARIABLES) * len(LEVELS) * lat.size * lon.size * 4
     n_time = int(np.ceil(size_gb * 1e9 / step_bytes))
     template = xr.Dataset(
-        {v: (("time", "level", "latitude", "longitude"), np.zeros((n_time, len(LEVELS), lat.size, lon.size), np.float32))
-         for v in VARIABLES},
-        coords={"time": pd.date_range("2020-01-01", periods=n_time, freq="6h"), "level": LEVELS,
-                "latitude": lat, "longitude": lon},
+        {
+            v: (
+                ("time", "level", "latitude", "longitude"),
+                np.zeros((n_time, len(LEVELS), lat.size, lon.size), np.float32),
+            )
+            for v in VARIABLES
+        },
+        coords={
+            "time": pd.date_range("2020-01-01", periods=n_time, freq="6h"),
+            "level": LEVELS,
+            "latitude": lat,
+            "longitude": lon,
+        },
     ).chunk({"time": 1, "level": -1, "latitude": -1, "longitude": -1})
     encoding = {v: {"compressors": [COMPRESSOR]} for v in VARIABLES}
     template.to_zarr(path, mode="w", compute=False, consolidated=True, zarr_format=3, encoding=encoding)
     group = zarr.open_group(path, mode="r+")
     rng = np.random.default_rng(0)
-    base = np.cos(np.deg2rad(lat))[None, :, None] * np.sin(np.deg2rad(lon))[None, None, :] * np.ones((len(LEVELS), 1, 1))
+    base = (
+        np.cos(np.deg2rad(lat))[None, :, None] * np.sin(np.deg2rad(lon))[None, None, :] * np.ones((len(LEVELS), 1, 1))
+    )
     for t in range(n_time):
         for v in VARIABLES:
             group[v][t] = (base * 1000 + rng.normal(size=base.shape)).astype(np.float32)
@@ -81,12 +92,26 @@ def main() -> None:
         shutil.rmtree(work / "raw.zarr")
         naive_s = timed(lambda: xr.open_zarr(src).isel(latitude=slice(None, None, -1)).to_zarr(work / "naive.zarr"))
         shutil.rmtree(work / "naive.zarr")
-        section = {"source": "remote", "remote": {"url": f"file://{src}"}, "variables": list(VARIABLES),
-                   "levels": LEVELS, "chunk_time": 1}
-        ours_s = timed(lambda: convert(section, work / "out" / "era5.zarr", work / "out" / "stats.npz",
-                                       work / "out" / "manifest.json", workers=args.workers))
-        print(f"zarr {zarr.__version__}, xarray {xr.__version__}, source {nbytes / 1e6:.0f} MB on disk, "
-              f"{os.cpu_count()} CPUs, {args.workers} workers")
+        section = {
+            "source": "remote",
+            "remote": {"url": f"file://{src}"},
+            "variables": list(VARIABLES),
+            "levels": LEVELS,
+            "chunk_time": 1,
+        }
+        ours_s = timed(
+            lambda: convert(
+                section,
+                work / "out" / "era5.zarr",
+                work / "out" / "stats.npz",
+                work / "out" / "manifest.json",
+                workers=args.workers,
+            )
+        )
+        print(
+            f"zarr {zarr.__version__}, xarray {xr.__version__}, source {nbytes / 1e6:.0f} MB on disk, "
+            f"{os.cpu_count()} CPUs, {args.workers} workers"
+        )
         for name, seconds in (("raw copy", raw_s), ("naive xarray", naive_s), ("ours", ours_s)):
             print(f"{name:>13}: {seconds:7.2f} s  {nbytes / 1e6 / seconds:8.1f} MB/s")
         print(f"ours / naive: {naive_s / ours_s:.2f}x   ours / raw copy: {raw_s / ours_s:.2f}")

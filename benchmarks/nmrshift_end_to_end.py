@@ -25,7 +25,9 @@ def main() -> None:
     subprocess.run(["snakemake", "--cores", cores, "nmrshift", "--forceall", "--quiet"], check=True)
     wall = time.perf_counter() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"cores {cores}: wall {wall:.1f} s, CPU {usage.ru_utime + usage.ru_stime:.1f} s, load average now {os.getloadavg()[0]:.1f}")
+    print(
+        f"cores {cores}: wall {wall:.1f} s, CPU {usage.ru_utime + usage.ru_stime:.1f} s, load average now {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

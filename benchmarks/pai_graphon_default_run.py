@@ -19,6 +19,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from cgmt_erm_default_run import workflow_time  # noqa: E402
+
 from repro.papers.pai_graphon import criteria, model  # noqa: E402
 
 

@@ -28,13 +28,28 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         load_before = os.getloadavg()[0]
         start = time.perf_counter()
-        cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", work, "--configfile",
-               str(REPO / "config/config.yaml"), "--cores", str(args.cores), args.target, "--quiet"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-s",
+            str(REPO / "Snakefile"),
+            "-d",
+            work,
+            "--configfile",
+            str(REPO / "config/config.yaml"),
+            "--cores",
+            str(args.cores),
+            args.target,
+            "--quiet",
+        ]
         subprocess.run(cmd, check=True, cwd=REPO)
         wall = time.perf_counter() - start
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        print(f"target {args.target}: wall {wall:.1f} s, CPU {usage.ru_utime + usage.ru_stime:.1f} s "
-              f"on {args.cores} cores; load average before {load_before:.2f}, after {os.getloadavg()[0]:.2f}")
+        print(
+            f"target {args.target}: wall {wall:.1f} s, CPU {usage.ru_utime + usage.ru_stime:.1f} s "
+            f"on {args.cores} cores; load average before {load_before:.2f}, after {os.getloadavg()[0]:.2f}"
+        )
         for log in sorted(Path(work, "logs").rglob("*.log")):
             found = re.findall(r"(\S+) done in ([\d.]+) s", log.read_text())
             for module, seconds in found:

@@ -31,7 +31,9 @@ def main() -> None:
     rate = torch.full((N,), 5.0, dtype=torch.float64)
     for method in ("eat_sigmoid", "eat_cubic", "gsm"):
         for tau in (0.1, 0.5, 1.0):
-            print(f"{method:12s} rate 5 tau {tau}: {rate_per_second(lambda: relaxed_sample(rate, tau, method)):,.0f} draws/s")
+            print(
+                f"{method:12s} rate 5 tau {tau}: {rate_per_second(lambda: relaxed_sample(rate, tau, method)):,.0f} draws/s"
+            )
     mixed = torch.exp(torch.empty(N, dtype=torch.float64).uniform_(-6, 3))
     for buckets in (1, 8, 32):
         speed = rate_per_second(lambda: eat_sample(mixed, 0.5, "cubic", buckets=buckets))

@@ -32,8 +32,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=None)
     parser.add_argument("--cores", default="2")
-    parser.add_argument("--init-seconds", nargs="+", type=int, default=[5],
-                        help="values of --slurm-init-seconds-before-status-checks to compare")
+    parser.add_argument(
+        "--init-seconds",
+        nargs="+",
+        type=int,
+        default=[5],
+        help="values of --slurm-init-seconds-before-status-checks to compare",
+    )
     args = parser.parse_args()
     targets = args.targets or paper_rules()
     problem = cluster_problem()
@@ -47,12 +52,15 @@ def main() -> None:
             return
         for init in args.init_seconds:
             root = copy_tree(Path(tmp) / f"slurm{init}")
-            slurm_s, log = timed(root, "--profile", "slurm", "--slurm-init-seconds-before-status-checks", str(init),
-                                 *targets)
+            slurm_s, log = timed(
+                root, "--profile", "slurm", "--slurm-init-seconds-before-status-checks", str(init), *targets
+            )
             submitted = len(re.findall(r"has been submitted with SLURM jobid", log))
-            print(f"slurm, first status check after {init} s: {slurm_s:.1f} s for {submitted} submitted jobs "
-                  f"(overhead {slurm_s - local_s:+.1f} s, {(slurm_s - local_s) / max(submitted, 1):+.1f} s per job); "
-                  f"local jobs counted: {jobs}")
+            print(
+                f"slurm, first status check after {init} s: {slurm_s:.1f} s for {submitted} submitted jobs "
+                f"(overhead {slurm_s - local_s:+.1f} s, {(slurm_s - local_s) / max(submitted, 1):+.1f} s per job); "
+                f"local jobs counted: {jobs}"
+            )
 
 
 if __name__ == "__main__":

@@ -28,7 +28,10 @@ def records(n: int, seed: int = 0) -> list[tuple[str, str]]:
     for i in range(n):
         k = int(rng.integers(3, 12))
         if i % 2:
-            peaks = [(round(float(v), 2), int(h), str(m)) for v, h, m in zip(rng.uniform(0.5, 9, k), rng.integers(1, 4, k), rng.choice(list("sdtqm"), k))]
+            peaks = [
+                (round(float(v), 2), int(h), str(m))
+                for v, h, m in zip(rng.uniform(0.5, 9, k), rng.integers(1, 4, k), rng.choice(list("sdtqm"), k))
+            ]
             out.append(("1H", render_proton_text(peaks, list(rng.random(k) < 0.2))))
         else:
             out.append(("13C", render_carbon_text([round(float(v), 1) for v in rng.uniform(10, 200, k)])))

@@ -33,8 +33,10 @@ def main() -> None:
             run(method, one, x0[i : i + 1], y0[i : i + 1], eta_x[i : i + 1], eta_y[i : i + 1], ITERATIONS)
         loop = time.perf_counter() - start
         total = len(inst) * ITERATIONS
-        print(f"{method:6s}: batched {total / batched:,.0f} instance-iterations/s, "
-              f"per-instance loop {total / loop:,.0f} /s, speed-up {loop / batched:.1f}x")
+        print(
+            f"{method:6s}: batched {total / batched:,.0f} instance-iterations/s, "
+            f"per-instance loop {total / loop:,.0f} /s, speed-up {loop / batched:.1f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -14,7 +14,13 @@ def test_table_shape_and_backbone_first():
 
 def test_force_field_aliases():
     assert [standard_residue(n) for n in ("HSD", "HSE", "HIE", "CYX", "MSE", "HOH")] == [
-        "HIS", "HIS", "HIS", "CYS", "MET", None]
+        "HIS",
+        "HIS",
+        "HIS",
+        "CYS",
+        "MET",
+        None,
+    ]
     assert atom14_slot("ILE", "CD") == atom14_slot("ILE", "CD1") == 7
     assert atom14_slot("GLY", "OT1") == 3 and atom14_slot("GLY", "OXT") is None
 

@@ -12,7 +12,13 @@ import pytest
 from repro.data.atlas.atom14 import ATOM14
 from repro.data.atlas.embedded import build_embedded
 from repro.data.atlas.layout import replicate_paths
-from repro.data.atlas.preprocess import load_topology, naive_read_replicate, preprocess_all, process_protein, select_atoms
+from repro.data.atlas.preprocess import (
+    load_topology,
+    naive_read_replicate,
+    preprocess_all,
+    process_protein,
+    select_atoms,
+)
 from repro.io import InputError
 
 ADK_HEAVY_ATOMS = 1656  # AdK 214 residues: heavy atoms by residue composition (see test below)
@@ -29,8 +35,14 @@ def raw(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def processed(raw, tmp_path_factory) -> tuple[Path, list[dict]]:
     out = tmp_path_factory.mktemp("processed")
-    rows, errors = preprocess_all(raw, ["adk", "adkopls", "cobrotoxin"], out, stride=1, workers=2,
-                                  replicates={"adk": [1, 2, 3], "adkopls": [1], "cobrotoxin": [1]})
+    rows, errors = preprocess_all(
+        raw,
+        ["adk", "adkopls", "cobrotoxin"],
+        out,
+        stride=1,
+        workers=2,
+        replicates={"adk": [1, 2, 3], "adkopls": [1], "cobrotoxin": [1]},
+    )
     assert errors == {}
     return out, rows
 
@@ -42,7 +54,10 @@ def _copy_entry(raw: Path, name: str, dest: Path) -> Path:
 
 def test_embedded_layout_has_three_adk_replicates_in_atlas_naming(raw):
     assert sorted(p.name for p in replicate_paths(raw, "adk").values()) == [
-        "adk_prod_R1_fit.xtc", "adk_prod_R2_fit.xtc", "adk_prod_R3_fit.xtc"]
+        "adk_prod_R1_fit.xtc",
+        "adk_prod_R2_fit.xtc",
+        "adk_prod_R3_fit.xtc",
+    ]
     frames = [md.load(str(p), top=str(raw / "adk" / "adk.pdb")).n_frames for p in replicate_paths(raw, "adk").values()]
     assert frames == [98, 102, 100]
 
@@ -82,9 +97,22 @@ def test_outputs_dtypes_units_and_superposition(processed, raw):
     first = md.load(str(raw / "adk" / "adk_prod_R1_fit.xtc"), top=str(raw / "adk" / "adk.pdb"))
     heavy = first.topology.select("not element H")
     # every frame is superposed on frame 0: frame 0 keeps its coordinates
-    np.testing.assert_allclose(ca[0], first.xyz[0, heavy][first.topology.atom(heavy[0]).index * 0 + np.array(
-        [i for i, a in enumerate(heavy) if first.topology.atom(a).name == "CA"])] * 10, atol=1e-3)
-    assert {(r["name"], r["replicate"]) for r in rows} == {("adk", 1), ("adk", 2), ("adk", 3), ("adkopls", 1), ("cobrotoxin", 1)}
+    np.testing.assert_allclose(
+        ca[0],
+        first.xyz[0, heavy][
+            first.topology.atom(heavy[0]).index * 0
+            + np.array([i for i, a in enumerate(heavy) if first.topology.atom(a).name == "CA"])
+        ]
+        * 10,
+        atol=1e-3,
+    )
+    assert {(r["name"], r["replicate"]) for r in rows} == {
+        ("adk", 1),
+        ("adk", 2),
+        ("adk", 3),
+        ("adkopls", 1),
+        ("cobrotoxin", 1),
+    }
 
 
 def test_fast_path_equals_naive_path_with_stride(raw, tmp_path):
@@ -115,8 +143,9 @@ def test_truncated_xtc_names_protein_and_file_and_leaves_nothing(raw, tmp_path):
     data = xtc.read_bytes()
     xtc.write_bytes(data[: len(data) // 2 + 999])
     out = tmp_path / "out"
-    rows, errors = preprocess_all(root, ["adk", "cobrotoxin"], out, stride=1, workers=2,
-                                  replicates={"adk": [1, 2, 3], "cobrotoxin": [1]})
+    rows, errors = preprocess_all(
+        root, ["adk", "cobrotoxin"], out, stride=1, workers=2, replicates={"adk": [1, 2, 3], "cobrotoxin": [1]}
+    )
     assert set(errors) == {"adk"}
     assert "protein adk" in errors["adk"] and "adk_prod_R2_fit.xtc" in errors["adk"]
     assert not (out / "adk").exists()

@@ -6,13 +6,12 @@ import hashlib
 import http.server
 import threading
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from repro.data.atlas.embedded import build_embedded
-from repro.data.atlas.remote import archive_url, download, fetch_chain
 from repro.data.atlas.preprocess import process_protein
+from repro.data.atlas.remote import archive_url, download, fetch_chain
 from repro.io import InputError
 
 
@@ -45,15 +44,21 @@ def server(tmp_path_factory):
     build_embedded(root)
     files = {}
     # older naming, protein archive
-    files["/ATLAS/cobrotoxin/cobrotoxin_protein.zip"] = _zip({
-        "cobrotoxin.pdb": (root / "cobrotoxin" / "cobrotoxin.pdb").read_bytes(),
-        "cobrotoxin_prod_R1_fit.xtc": (root / "cobrotoxin" / "cobrotoxin_prod_R1_fit.xtc").read_bytes(),
-        "README.txt": b"ATLAS-shaped test archive"})
+    files["/ATLAS/cobrotoxin/cobrotoxin_protein.zip"] = _zip(
+        {
+            "cobrotoxin.pdb": (root / "cobrotoxin" / "cobrotoxin.pdb").read_bytes(),
+            "cobrotoxin_prod_R1_fit.xtc": (root / "cobrotoxin" / "cobrotoxin_prod_R1_fit.xtc").read_bytes(),
+            "README.txt": b"ATLAS-shaped test archive",
+        }
+    )
     # current naming in a sub-folder, analysis archive
-    files["/ATLAS/cobro2/cobro2_analysis.zip"] = _zip({
-        "cobro2/cobro2.pdb": (root / "cobrotoxin" / "cobrotoxin.pdb").read_bytes(),
-        "cobro2/cobro2_R1.xtc": (root / "cobrotoxin" / "cobrotoxin_prod_R1_fit.xtc").read_bytes(),
-        "cobro2/cobro2_RMSF.tsv": b"res\trmsf\n"})
+    files["/ATLAS/cobro2/cobro2_analysis.zip"] = _zip(
+        {
+            "cobro2/cobro2.pdb": (root / "cobrotoxin" / "cobrotoxin.pdb").read_bytes(),
+            "cobro2/cobro2_R1.xtc": (root / "cobrotoxin" / "cobrotoxin_prod_R1_fit.xtc").read_bytes(),
+            "cobro2/cobro2_RMSF.tsv": b"res\trmsf\n",
+        }
+    )
     files["/ATLAS/norep/norep_protein.zip"] = _zip({"norep_R1.xtc": b"x"})
     good = files["/ATLAS/cobrotoxin/cobrotoxin_protein.zip"]
     files["/ATLAS/corrupt/corrupt_protein.zip"] = good[:200] + b"\0" * 500 + good[700:]
@@ -85,7 +90,9 @@ def test_download_extract_and_preprocess(server, tmp_path):
     body = files["/ATLAS/cobrotoxin/cobrotoxin_protein.zip"]
     assert record["sha256"] == hashlib.sha256(body).hexdigest() and record["bytes"] == len(body)
     assert sorted(p.name for p in (tmp_path / "raw" / "cobrotoxin").iterdir()) == [
-        "cobrotoxin.pdb", "cobrotoxin_prod_R1_fit.xtc"]
+        "cobrotoxin.pdb",
+        "cobrotoxin_prod_R1_fit.xtc",
+    ]
     rows = process_protein(tmp_path / "raw", "cobrotoxin", tmp_path / "out", stride=1, replicates=[1])
     assert rows[0]["n_frames"] == 3 and rows[0]["n_res"] == 62
 
@@ -102,8 +109,9 @@ def test_partial_download_resumes_with_range(server, tmp_path):
     dest = tmp_path / "cobrotoxin_protein.zip"
     (tmp_path / "cobrotoxin_protein.zip.part").write_bytes(body[:1000])
     RangeHandler.ranges.clear()
-    record = download(archive_url(base, "cobrotoxin", "protein"), dest, "cobrotoxin", 10, 0,
-                      sha256=hashlib.sha256(body).hexdigest())
+    record = download(
+        archive_url(base, "cobrotoxin", "protein"), dest, "cobrotoxin", 10, 0, sha256=hashlib.sha256(body).hexdigest()
+    )
     assert RangeHandler.ranges == ["bytes=1000-"]
     assert dest.read_bytes() == body and record["bytes"] == len(body)
     assert not (tmp_path / "cobrotoxin_protein.zip.part").exists()
@@ -157,23 +165,45 @@ def test_download_rule_then_preprocessing_rule_with_a_bad_chain(server, tmp_path
     splits.mkdir()
     pd.DataFrame({"name": ["cobrotoxin", "corrupt"]}).to_csv(splits / "atlas_test.csv", index=False)
     pd.DataFrame({"name": []}).to_csv(splits / "atlas_val.csv", index=False)
-    section = {"source": "remote", "stride": 1, "workers": 1, "on_error": "skip",
-               "remote": {"base_url": base, "archive": "protein", "splits": ["test"], "replicates": [1],
-                          "timeout_s": 10, "retries": 0}}
+    section = {
+        "source": "remote",
+        "stride": 1,
+        "workers": 1,
+        "on_error": "skip",
+        "remote": {
+            "base_url": base,
+            "archive": "protein",
+            "splits": ["test"],
+            "replicates": [1],
+            "timeout_s": 10,
+            "retries": 0,
+        },
+    }
     raw, entries = tmp_path / "raw", tmp_path / "entries.json"
-    remote.main(Job(input=SimpleNamespace(splits=[str(splits / "atlas_val.csv"), str(splits / "atlas_test.csv")]),
-                    output=SimpleNamespace(raw=str(raw), entries=str(entries)),
-                    params=SimpleNamespace(section=section, cache=str(tmp_path / "cache"))))
+    remote.main(
+        Job(
+            input=SimpleNamespace(splits=[str(splits / "atlas_val.csv"), str(splits / "atlas_test.csv")]),
+            output=SimpleNamespace(raw=str(raw), entries=str(entries)),
+            params=SimpleNamespace(section=section, cache=str(tmp_path / "cache")),
+        )
+    )
     got = read_json(entries)
     assert list(got["replicates"]) == ["cobrotoxin"] and "corrupt" in got["failed"]
     assert got["splits"]["test"] == ["cobrotoxin"] and got["expected_frames"] == 10000
     assert sorted(p.name for p in raw.iterdir()) == ["cobrotoxin"]
     # the protein archive promises 10,000 frames; the 3-frame test archive is reported as truncated
     out = tmp_path / "data"
-    job = Job(input=SimpleNamespace(raw=str(raw), entries=str(entries)),
-              output=SimpleNamespace(processed=str(out / "processed"), meta=str(out / "meta.parquet"),
-                                     splits=str(out / "splits"), manifest=str(out / "manifest.json")),
-              params=SimpleNamespace(section={**section, "on_error": "fail"}), threads=1)
+    job = Job(
+        input=SimpleNamespace(raw=str(raw), entries=str(entries)),
+        output=SimpleNamespace(
+            processed=str(out / "processed"),
+            meta=str(out / "meta.parquet"),
+            splits=str(out / "splits"),
+            manifest=str(out / "manifest.json"),
+        ),
+        params=SimpleNamespace(section={**section, "on_error": "fail"}),
+        threads=1,
+    )
     with pytest.raises(InputError, match="cobrotoxin_prod_R1_fit.xtc: protein cobrotoxin: 3 frames .* truncated"):
         build.main(job)
     assert not (out / "meta.parquet").exists()

@@ -19,8 +19,12 @@ def test_shipped_lists_have_published_sizes_and_dates(repo):
 
 
 def test_release_date_rule_on_boundaries():
-    meta = pd.DataFrame({"name": ["a", "b", "c", "d", "e"],
-                         "release_date": ["2018-04-25", "2018-05-01", "2018-05-23", "2019-05-01", "2022-04-01"]})
+    meta = pd.DataFrame(
+        {
+            "name": ["a", "b", "c", "d", "e"],
+            "release_date": ["2018-04-25", "2018-05-01", "2018-05-23", "2019-05-01", "2022-04-01"],
+        }
+    )
     assert split_by_release_date(meta) == {"train": ["a"], "val": ["c"], "test": ["d"]}
 
 

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from repro.papers.biodynaspec.data import from_slots, to_slots
-from repro.papers.biodynaspec.iwfd import (anchored_windows, compose_windows, inverse_windowed_rfft,
-                                           windowed_rfft)
+from repro.papers.biodynaspec.iwfd import anchored_windows, compose_windows, inverse_windowed_rfft, windowed_rfft
 from repro.papers.biodynaspec.spectral_checks import band_truncation_errors, parseval_deviation
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(8, 90), size=st.integers(2, 24), hop_fraction=st.sampled_from([1.0, 0.5, 0.25]),
-       window=st.sampled_from(["boxcar", "hamming"]), seed=st.integers(0, 2**31))
+@given(
+    n=st.integers(8, 90),
+    size=st.integers(2, 24),
+    hop_fraction=st.sampled_from([1.0, 0.5, 0.25]),
+    window=st.sampled_from(["boxcar", "hamming"]),
+    seed=st.integers(0, 2**31),
+)
 def test_windowed_rfft_is_exactly_invertible(n, size, hop_fraction, window, seed):
     size = min(size, n)
     hop = max(1, int(size * hop_fraction))

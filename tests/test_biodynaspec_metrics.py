@@ -65,7 +65,7 @@ def test_rmwd_self_zero_and_isotropic_closed_form():
     x = _traj(5, frames=200, atoms=4)
     assert M.rmwd(x, x) == pytest.approx(0, abs=1e-6)
     s1, s2 = 0.7 * np.eye(3), 1.9 * np.eye(3)
-    m, v = M.gaussian_w2(np.zeros((1, 3)), (s1 ** 2)[None], np.ones((1, 3)), (s2 ** 2)[None])
+    m, v = M.gaussian_w2(np.zeros((1, 3)), (s1**2)[None], np.ones((1, 3)), (s2**2)[None])
     assert v[0] == pytest.approx(np.sqrt(3) * abs(0.7 - 1.9)) and m[0] == pytest.approx(np.sqrt(3))
 
 

@@ -10,8 +10,15 @@ from repro.papers.biodynaspec.generate import generate
 from repro.papers.biodynaspec.models import IRFCBias, SlotDiffusion, WindowFlow
 from repro.papers.biodynaspec.registry import build_network
 
-SETTINGS = {"window": 8, "d_model": 32, "layers": 1, "heads": 2, "irfc_kernels": 8, "diffusion_steps": 10,
-            "flow_steps": 5}
+SETTINGS = {
+    "window": 8,
+    "d_model": 32,
+    "layers": 1,
+    "heads": 2,
+    "irfc_kernels": 8,
+    "diffusion_steps": 10,
+    "flow_steps": 5,
+}
 
 
 def test_irfc_lookup_matches_exact_gaussian_mixture():

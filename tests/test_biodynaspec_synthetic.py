@@ -25,7 +25,7 @@ def test_trajectory_has_the_stationary_covariance_and_set_rmsf():
     anm = ANM(_chain(), rmsf=0.8)
     x = np.concatenate([anm.trajectory(4000, np.random.default_rng(s)) for s in range(3)])
     flucts = ((x - anm.mean) ** 2).sum(-1).mean()
-    assert abs(flucts - 0.8 ** 2) / 0.8 ** 2 < 0.1
+    assert abs(flucts - 0.8**2) / 0.8**2 < 0.1
     sample = np.cov(x.reshape(len(x), -1), rowvar=False)
     assert np.linalg.norm(sample - anm.covariance()) / np.linalg.norm(anm.covariance()) < 0.15
 
@@ -39,9 +39,10 @@ def test_samplers_match_the_training_ensemble_shape_and_spread():
     for gen in (spec, iid):
         ratio = gen.std(0).mean() / train.std(0).mean()
         assert 0.8 < ratio < 1.2
+
     def lag1(x):
         flat = (x - x.mean(0)).reshape(len(x), -1)
-        return float((flat[:-1] * flat[1:]).sum() / (flat ** 2).sum())
+        return float((flat[:-1] * flat[1:]).sum() / (flat**2).sum())
 
     assert lag1(train) > 0.2
     assert lag1(spec) > 0.5 * lag1(train) and abs(lag1(iid)) < 0.1

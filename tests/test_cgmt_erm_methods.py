@@ -50,8 +50,11 @@ def test_pseudo_huber_gradient_by_finite_differences():
     theta = np.array([0.3, -1.2, 2.0])
     value, grad = losses.pseudo_huber(theta, 0.7, 0.5)
     eps = 1e-6
-    fd = [(losses.pseudo_huber(theta + eps * e, 0.7, 0.5)[0] - losses.pseudo_huber(theta - eps * e, 0.7, 0.5)[0]) / (2 * eps)
-          for e in np.eye(3)]
+    fd = [
+        (losses.pseudo_huber(theta + eps * e, 0.7, 0.5)[0] - losses.pseudo_huber(theta - eps * e, 0.7, 0.5)[0])
+        / (2 * eps)
+        for e in np.eye(3)
+    ]
     np.testing.assert_allclose(grad, fd, rtol=1e-6)
 
 
@@ -66,8 +69,12 @@ def test_prox_minimises_the_moreau_objective(loss):
     w, g = np.array([-2.0, -0.3, 0.5, 0.99, 3.0]), 0.7
     r = losses.prox(loss, w, g)
     for wi, ri in zip(w, r):
-        ref = minimize_scalar(lambda t: losses.value(loss, np.array(t)) + (t - wi) ** 2 / (2 * g), bounds=(-10, 10),
-                              method="bounded", options={"xatol": 1e-12}).x
+        ref = minimize_scalar(
+            lambda t: losses.value(loss, np.array(t)) + (t - wi) ** 2 / (2 * g),
+            bounds=(-10, 10),
+            method="bounded",
+            options={"xatol": 1e-12},
+        ).x
         assert abs(ri - ref) < 1e-6
 
 

@@ -11,23 +11,31 @@ import zarr
 from conftest import REPO
 
 from repro.io import InputError
-from repro.registry import load_reported
 from repro.papers.cgmt_erm import data, evaluate, train
-from repro.stores import open_zarr_group
 from repro.papers.cgmt_erm.store import read, train_arrays
+from repro.registry import load_reported
+from repro.stores import open_zarr_group
 
 
 @pytest.fixture(scope="module")
 def tiny(repo, tmp_path_factory):
     s = copy.deepcopy(yaml.safe_load((repo / "config/config.yaml").read_text())["papers"]["cgmt-erm"])
-    s.update(p=[20], ratios=[2], reps=6, n_test=400, losses=["square", "logistic"],
-             ridge_check={"n": 40, "p": 5, "sigma": 0.5, "reps": 30})
+    s.update(
+        p=[20],
+        ratios=[2],
+        reps=6,
+        n_test=400,
+        losses=["square", "logistic"],
+        ridge_check={"n": 40, "p": 5, "sigma": 0.5, "reps": 30},
+    )
     return s, tmp_path_factory.mktemp("cgmt")
 
 
 def run_data(s, out):
-    job = SimpleNamespace(output=SimpleNamespace(store=str(out / "designs.zarr"), manifest=str(out / "manifest.json")),
-                          params=SimpleNamespace(settings=s, seed=0))
+    job = SimpleNamespace(
+        output=SimpleNamespace(store=str(out / "designs.zarr"), manifest=str(out / "manifest.json")),
+        params=SimpleNamespace(settings=s, seed=0),
+    )
     data.main(job)
     return json.loads((out / "manifest.json").read_text())
 
@@ -40,14 +48,23 @@ def test_stages_end_to_end(tiny):
     fits = []
     for design in s["designs"]:
         path = out / f"{design}.zarr"
-        train.main(SimpleNamespace(input=SimpleNamespace(store=str(out / "designs.zarr")), output=[str(path)],
-                                   params=SimpleNamespace(settings=s), wildcards=SimpleNamespace(design=design), threads=1))
+        train.main(
+            SimpleNamespace(
+                input=SimpleNamespace(store=str(out / "designs.zarr")),
+                output=[str(path)],
+                params=SimpleNamespace(settings=s),
+                wildcards=SimpleNamespace(design=design),
+                threads=1,
+            )
+        )
         fits.append(str(path))
-    job = SimpleNamespace(input=SimpleNamespace(store=str(out / "designs.zarr"), fits=fits,
-                                                reported=str(REPO / "resources/cgmt-erm/reported.yaml")),
-                          output=SimpleNamespace(metrics=str(out / "m.json"), claims=str(out / "c.json"),
-                                                 curves=str(out / "laws.npz")),
-                          params=SimpleNamespace(settings=s, scale="smoke"))
+    job = SimpleNamespace(
+        input=SimpleNamespace(
+            store=str(out / "designs.zarr"), fits=fits, reported=str(REPO / "resources/cgmt-erm/reported.yaml")
+        ),
+        output=SimpleNamespace(metrics=str(out / "m.json"), claims=str(out / "c.json"), curves=str(out / "laws.npz")),
+        params=SimpleNamespace(settings=s, scale="smoke"),
+    )
     evaluate.main(job)
     claims = json.loads((out / "c.json").read_text())["claims"]
     assert {c["verdict"] for c in claims} <= {"pass", "fails"}
@@ -74,8 +91,13 @@ def test_missing_variable_names_store_and_variable(tmp_path):
 def test_failed_stage_leaves_no_output(tiny, tmp_path):
     s, out = tiny
     bad = tmp_path / "fits.zarr"
-    job = SimpleNamespace(input=SimpleNamespace(store=str(tmp_path / "nowhere.zarr")), output=[str(bad)],
-                          params=SimpleNamespace(settings=s), wildcards=SimpleNamespace(design="mixture"), threads=1)
+    job = SimpleNamespace(
+        input=SimpleNamespace(store=str(tmp_path / "nowhere.zarr")),
+        output=[str(bad)],
+        params=SimpleNamespace(settings=s),
+        wildcards=SimpleNamespace(design="mixture"),
+        threads=1,
+    )
     with pytest.raises(InputError):
         train.main(job)
     assert not bad.exists()

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from test_slurm_harness import REPO, copy_tree, loaded_workflow, repro_module_file, third_party_imports
 
 # Import name -> conda package names that provide it (any one suffices). Names not listed map to
@@ -59,7 +58,7 @@ def env_packages(env_file: Path) -> dict[str, str]:
     out = {}
     for spec in specs:
         name = re.split(r"[=<>!~ \[]", spec.split("::")[-1], maxsplit=1)[0].lower()
-        out[name] = spec.split("::")[-1][len(name):].strip()
+        out[name] = spec.split("::")[-1][len(name) :].strip()
     return out
 
 
@@ -101,8 +100,10 @@ def test_each_env_declares_every_package_its_rules_import(rules):
         for module, importers in sorted(third_party_imports(files, tree / "scripts").items()):
             if not conda_names(module) & declared:
                 where = ", ".join(sorted(str(p.relative_to(tree)) for p in importers))
-                missing.append(f"rule {name}: envs/{env.name} lacks {'/'.join(sorted(conda_names(module)))} "
-                               f"(import {module} in {where})")
+                missing.append(
+                    f"rule {name}: envs/{env.name} lacks {'/'.join(sorted(conda_names(module)))} "
+                    f"(import {module} in {where})"
+                )
     assert not missing, "\n".join(missing)
 
 

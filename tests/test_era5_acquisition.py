@@ -25,8 +25,12 @@ def wb2_like(descending: bool = True, lon180: bool = True, n_time: int = 8) -> x
     lon = np.arange(-180, 180, 45.0) if lon180 else np.arange(0, 360, 45.0)
     rng = np.random.default_rng(0)
     shape = (n_time, 3, lat.size, lon.size)
-    coords = {"time": pd.date_range("2020-01-01", periods=n_time, freq="6h"), "level": [250, 500, 850],
-              "latitude": lat, "longitude": lon}
+    coords = {
+        "time": pd.date_range("2020-01-01", periods=n_time, freq="6h"),
+        "level": [250, 500, 850],
+        "latitude": lat,
+        "longitude": lon,
+    }
     return xr.Dataset(
         {
             "geopotential": (("time", "level", "latitude", "longitude"), rng.normal(size=shape)),
@@ -39,8 +43,13 @@ def wb2_like(descending: bool = True, lon180: bool = True, n_time: int = 8) -> x
 
 
 def section(url: str, **extra) -> dict:
-    return {"source": "remote", "remote": {"url": url}, "variables": ["geopotential", "2m_temperature"],
-            "levels": [500, 850], "chunk_time": 2} | extra
+    return {
+        "source": "remote",
+        "remote": {"url": url},
+        "variables": ["geopotential", "2m_temperature"],
+        "levels": [500, 850],
+        "chunk_time": 2,
+    } | extra
 
 
 def outputs(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -82,9 +91,12 @@ def test_norm_stats_match_a_direct_computation(tmp_path):
 
 def test_netcdf_with_cds_names_reads_like_zarr(tmp_path):
     raw = wb2_like(descending=True, lon180=False).rename(
-        {"geopotential": "z", "2m_temperature": "t2m", "level": "pressure_level", "time": "valid_time"})
+        {"geopotential": "z", "2m_temperature": "t2m", "level": "pressure_level", "time": "valid_time"}
+    )
     raw.to_netcdf(tmp_path / "cds.nc", engine="h5netcdf")
-    ds = canonicalise(open_source(str(tmp_path / "cds.nc")), Selection(["geopotential", "2m_temperature"], [500]), "cds.nc")
+    ds = canonicalise(
+        open_source(str(tmp_path / "cds.nc")), Selection(["geopotential", "2m_temperature"], [500]), "cds.nc"
+    )
     assert ds.geopotential.dims == ("time", "level", "latitude", "longitude")
     np.testing.assert_allclose(ds.geopotential.values[:, 0, ::-1], raw.z.sel(pressure_level=500).values, rtol=1e-6)
 
@@ -145,7 +157,9 @@ def test_nan_in_a_chunk_stops_and_leaves_nothing(tmp_path):
     ds["geopotential"][5, 1, 3, 2] = np.nan
     ds.to_zarr(tmp_path / "nan.zarr")
     store, stats, manifest = outputs(tmp_path)
-    with pytest.raises(InputError, match=r"nan.zarr: NaN or infinite values in 'geopotential' at time\(s\) \['2020-01-02T06"):
+    with pytest.raises(
+        InputError, match=r"nan.zarr: NaN or infinite values in 'geopotential' at time\(s\) \['2020-01-02T06"
+    ):
         convert(section(str(tmp_path / "nan.zarr")), store, stats, manifest)
     assert not store.exists() and not stats.exists() and not manifest.exists()
     assert not list(store.parent.glob(".era5.zarr*"))
@@ -165,12 +179,14 @@ def test_interrupted_conversion_resumes_from_last_complete_chunk(tmp_path):
             raise Killed
 
     with pytest.raises(Killed):
-        write_canonical(ds, target, where="src", source={}, chunk_time=2, workers=1, after_chunk=kill_after_third,
-                        batch_bytes=1)
+        write_canonical(
+            ds, target, where="src", source={}, chunk_time=2, workers=1, after_chunk=kill_after_third, batch_bytes=1
+        )
     assert not target.exists() and (tmp_path / ".out.zarr.partial").exists()
     written = []
-    summary = write_canonical(ds, target, where="src", source={}, chunk_time=2, workers=1, after_chunk=written.append,
-                              batch_bytes=1)
+    summary = write_canonical(
+        ds, target, where="src", source={}, chunk_time=2, workers=1, after_chunk=written.append, batch_bytes=1
+    )
     resumed = summary["resumed_chunks"]
     assert resumed >= 3 and written == list(range(resumed, 6))
     np.testing.assert_array_equal(xr.open_zarr(target).geopotential.values, ds.geopotential.values)

@@ -25,17 +25,24 @@ def fake_cdsapi(requests: list) -> types.ModuleType:
             levels = [float(x) for x in request["pressure_level"]]
             lat, lon = np.arange(90, -91, -30.0), np.arange(-180, 180, 60.0)
             data = np.random.default_rng(0).normal(size=(len(times), len(levels), lat.size, lon.size))
-            ds = xr.Dataset({"z": (("valid_time", "pressure_level", "latitude", "longitude"), data)},
-                            coords={"valid_time": times, "pressure_level": levels, "latitude": lat, "longitude": lon})
+            ds = xr.Dataset(
+                {"z": (("valid_time", "pressure_level", "latitude", "longitude"), data)},
+                coords={"valid_time": times, "pressure_level": levels, "latitude": lat, "longitude": lon},
+            )
             ds.to_netcdf(target, engine="h5netcdf")
 
     return types.SimpleNamespace(Client=Client)
 
 
 def section(tmp_path: Path, key_file: Path) -> dict:
-    return {"source": "cds", "variables": ["geopotential"], "levels": [500, 850],
-            "time": {"start": "2020-01-01", "end": "2020-01-02", "step_hours": 6},
-            "cds": {"key_file": str(key_file), "grid_degrees": 1.5}, "chunk_time": 4}
+    return {
+        "source": "cds",
+        "variables": ["geopotential"],
+        "levels": [500, 850],
+        "time": {"start": "2020-01-01", "end": "2020-01-02", "step_hours": 6},
+        "cds": {"key_file": str(key_file), "grid_degrees": 1.5},
+        "chunk_time": 4,
+    }
 
 
 def test_cds_request_and_canonical_output(tmp_path, monkeypatch):
@@ -58,5 +65,9 @@ def test_cds_request_and_canonical_output(tmp_path, monkeypatch):
 def test_missing_cds_key_file_is_named(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "cdsapi", fake_cdsapi([]))
     with pytest.raises(InputError, match="nokey.*CDS API key file does not exist"):
-        convert(section(tmp_path, tmp_path / "nokey"), tmp_path / "o" / "e.zarr", tmp_path / "o" / "s.npz",
-                tmp_path / "o" / "m.json")
+        convert(
+            section(tmp_path, tmp_path / "nokey"),
+            tmp_path / "o" / "e.zarr",
+            tmp_path / "o" / "s.npz",
+            tmp_path / "o" / "m.json",
+        )

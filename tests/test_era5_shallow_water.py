@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro.data.era5.shallow_water import (EARTH_RADIUS, GRAVITY, OMEGA, ShallowWater, ShallowWaterSettings,
-                                           SphericalGrid, simulate)
+from repro.data.era5.shallow_water import (
+    EARTH_RADIUS,
+    GRAVITY,
+    OMEGA,
+    ShallowWater,
+    ShallowWaterSettings,
+    SphericalGrid,
+    simulate,
+)
 
 
 def test_spectral_round_trip_and_legendre_orthonormality():

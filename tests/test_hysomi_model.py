@@ -1,6 +1,5 @@
 """Exact properties of the HySoMi process model, parameter head and constraints (brief E1-E5)."""
 
-
 import numpy as np
 import pytest
 import torch
@@ -30,7 +29,12 @@ def test_rk4_agrees_with_solve_ivp(bounds):
     for i in range(5):
         ref = solve_ivp(
             lambda t, x: fluxes(torch.tensor(x), theta[i], bounds.f_s).numpy(),
-            (0, 60), X0.numpy(), t_eval=TIMES, method="LSODA", rtol=1e-10, atol=1e-12,
+            (0, 60),
+            X0.numpy(),
+            t_eval=TIMES,
+            method="LSODA",
+            rtol=1e-10,
+            atol=1e-12,
         )
         np.testing.assert_allclose(ours[i], ref.y.T, rtol=1e-5, atol=1e-7)
 
@@ -67,8 +71,14 @@ def test_true_parameters_reproduce_the_noise_free_data(bounds, tmp_path):
     from repro.data.metagenome import generate
 
     section = {
-        "seed": 3, "n_samples": 12, "split_fractions": [0.5, 0.25, 0.25], "complexity": ["L1"],
-        "noise_sd": 0.05, "t_end": 60, "obs_days": TIMES, "observed_states": ["CO2", "MBC"],
+        "seed": 3,
+        "n_samples": 12,
+        "split_fractions": [0.5, 0.25, 0.25],
+        "complexity": ["L1"],
+        "noise_sd": 0.05,
+        "t_end": 60,
+        "obs_days": TIMES,
+        "observed_states": ["CO2", "MBC"],
     }
     traits, obs, params = generate(section, bounds)
     theta = torch.tensor(params[list(PARAMS)].to_numpy())

@@ -12,8 +12,14 @@ from repro.io import InputError
 from repro.papers.hysomi.soil_model import Bounds
 
 SECTION = {
-    "seed": 7, "n_samples": 12, "split_fractions": [0.5, 0.25, 0.25], "complexity": ["L1", "L3"],
-    "noise_sd": 0.05, "t_end": 60, "obs_days": [0, 7, 14, 28, 60], "observed_states": ["CO2", "MBC"],
+    "seed": 7,
+    "n_samples": 12,
+    "split_fractions": [0.5, 0.25, 0.25],
+    "complexity": ["L1", "L3"],
+    "noise_sd": 0.05,
+    "t_end": 60,
+    "obs_days": [0, 7, 14, 28, 60],
+    "observed_states": ["CO2", "MBC"],
 }
 
 
@@ -21,7 +27,12 @@ SECTION = {
 def user_files(tmp_path):
     traits = pd.DataFrame({"sample_id": ["s1", "s2", "s3"], "gc_content": [0.5, 0.6, 0.55], "n_cazymes": [3, 7, 5]})
     obs = pd.DataFrame(
-        {"sample_id": ["s1", "s1", "s2", "s3"], "time": [0, 7, 7, 7], "state": ["CO2", "CO2", "MBC", "CO2"], "value": [0.0, 0.2, 0.4, 0.3]}
+        {
+            "sample_id": ["s1", "s1", "s2", "s3"],
+            "time": [0, 7, 7, 7],
+            "state": ["CO2", "CO2", "MBC", "CO2"],
+            "value": [0.0, 0.2, 0.4, 0.3],
+        }
     )
     traits.to_csv(tmp_path / "traits.csv", index=False)
     obs.to_csv(tmp_path / "obs.tsv", sep="\t", index=False)
@@ -29,7 +40,9 @@ def user_files(tmp_path):
 
 
 def _read(tmp_path):
-    return metagenome.read_local({"traits": str(tmp_path / "traits.csv"), "observations": str(tmp_path / "obs.tsv")}, seed=0)
+    return metagenome.read_local(
+        {"traits": str(tmp_path / "traits.csv"), "observations": str(tmp_path / "obs.tsv")}, seed=0
+    )
 
 
 def test_local_files_become_canonical(user_files):
@@ -80,9 +93,16 @@ def test_generator_is_deterministic_and_complete(repo):
 
 
 def test_main_writes_canonical_files_atomically(repo, tmp_path):
-    out = {name: str(tmp_path / f) for name, f in [
-        ("traits", "traits.parquet"), ("observations", "observations.zarr"), ("params_true", "params_true.parquet"),
-        ("constraints", "constraints.yaml"), ("manifest", "manifest.json")]}
+    out = {
+        name: str(tmp_path / f)
+        for name, f in [
+            ("traits", "traits.parquet"),
+            ("observations", "observations.zarr"),
+            ("params_true", "params_true.parquet"),
+            ("constraints", "constraints.yaml"),
+            ("manifest", "manifest.json"),
+        ]
+    }
     job = SimpleNamespace(
         input=SimpleNamespace(constraints=str(repo / "resources/hysomi/constraints.yaml")),
         output=SimpleNamespace(**out),

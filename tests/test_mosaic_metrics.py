@@ -5,8 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro.papers.mosaic.metrics import (EARTH_RADIUS_M, band_spectrum, crps_fair, crps_fair_pairwise,
-                                         latitude_weights, rmse, spatial_mean, spread_skill, zonal_spectrum)
+from repro.papers.mosaic.metrics import (
+    EARTH_RADIUS_M,
+    band_spectrum,
+    crps_fair,
+    crps_fair_pairwise,
+    latitude_weights,
+    rmse,
+    spatial_mean,
+    spread_skill,
+    zonal_spectrum,
+)
 
 
 def test_fair_crps_rank_form_equals_pairwise_definition():
@@ -37,7 +46,7 @@ def test_fair_crps_is_unbiased_for_the_true_distribution():
 
 
 def _pdf(x):
-    return np.exp(-x**2 / 2) / np.sqrt(2 * np.pi)
+    return np.exp(-(x**2) / 2) / np.sqrt(2 * np.pi)
 
 
 def _phi(x):

@@ -6,8 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from repro.papers.mosaic.attention import (Attention, compressed_branch, dense_attention, expand_kv, local_branch,
-                                           select_blocks, selected_branch)
+from repro.papers.mosaic.attention import (
+    Attention,
+    compressed_branch,
+    dense_attention,
+    expand_kv,
+    local_branch,
+    select_blocks,
+    selected_branch,
+)
 from repro.papers.mosaic.model import ModelSettings, Mosaic, tile_order
 from repro.papers.mosaic.train import fair_crps_loss
 
@@ -84,8 +91,18 @@ def test_tile_order_makes_blocks_spatially_compact():
 def small_model(noise_dim=4):
     lat = np.linspace(-80, 80, 8)
     lon = np.arange(16) * 22.5
-    s = ModelSettings(channels=2, width=16, depth=1, heads=2, kv_heads=1, patch=2, tile=(2, 2), local_block=8,
-                      top_k=2, noise_dim=noise_dim)
+    s = ModelSettings(
+        channels=2,
+        width=16,
+        depth=1,
+        heads=2,
+        kv_heads=1,
+        patch=2,
+        tile=(2, 2),
+        local_block=8,
+        top_k=2,
+        noise_dim=noise_dim,
+    )
     return Mosaic(s, lat, lon)
 
 

@@ -25,28 +25,55 @@ def run(tmp_path_factory):
     data = copy.deepcopy(config["data"]["era5"])
     data["embedded"] |= {"nlat": 16, "days": 12, "spinup_days": 1}
     s = copy.deepcopy(config["papers"]["mosaic"])
-    s["splits"] = {"train": ["2000-01-01", "2000-01-07T18"], "val": ["2000-01-08", "2000-01-09T18"],
-                   "test": ["2000-01-10", "2000-01-12T18"]}
+    s["splits"] = {
+        "train": ["2000-01-01", "2000-01-07T18"],
+        "val": ["2000-01-08", "2000-01-09T18"],
+        "test": ["2000-01-10", "2000-01-12T18"],
+    }
     s["model"] |= {"width": 16, "depth": 1, "heads": 2, "kv_heads": 1, "patch": 2, "tile": [2, 2], "local_block": 16}
     s["train"] |= {"epochs": 1, "batch_size": 8}
     s["evaluate"] |= {"members": 3, "lead_steps": 4, "max_wavenumber": 7}
     s["attention_cost"] |= {"tokens": [64, 128], "repeats": 1}
     store, stats, manifest = tmp / "era5.zarr", tmp / "norm_stats.npz", tmp / "manifest.json"
     acquire.convert(data, store, stats, manifest)
-    sample.main(NS(input=NS(grib=str(REPO / "resources/era5/era5-levels-members.grib")),
-                   output=NS(store=str(tmp / "sample.zarr"), manifest=str(tmp / "sample.json"))))
+    sample.main(
+        NS(
+            input=NS(grib=str(REPO / "resources/era5/era5-levels-members.grib")),
+            output=NS(store=str(tmp / "sample.zarr"), manifest=str(tmp / "sample.json")),
+        )
+    )
     common = NS(settings=s, seed=0, device="cpu", checkpoints=str(tmp / "ckpt"), scale="smoke")
     for variant in ("mosaic", "dense", "mse"):
-        train.main(NS(params=common, wildcards=NS(variant=variant), threads=1,
-                      input=NS(store=str(store), norm_stats=str(stats)),
-                      output=NS(model=str(tmp / f"{variant}.pt"), history=str(tmp / f"{variant}.json"))))
+        train.main(
+            NS(
+                params=common,
+                wildcards=NS(variant=variant),
+                threads=1,
+                input=NS(store=str(store), norm_stats=str(stats)),
+                output=NS(model=str(tmp / f"{variant}.pt"), history=str(tmp / f"{variant}.json")),
+            )
+        )
     attention_cost.main(NS(params=common, output=NS(cost=str(tmp / "cost.json"))))
     outputs = {f"forecast_{v}": str(tmp / f"fc_{v}.zarr") for v in ("mosaic", "dense", "mse")}
-    evaluate.main(NS(params=common, input=NS(store=str(store), norm_stats=str(stats), sample=str(tmp / "sample.zarr"),
-                                             **{v: str(tmp / f"{v}.pt") for v in ("mosaic", "dense", "mse")}),
-                     output=NS(metrics=str(tmp / "metrics.json"), claims=str(tmp / "claims.json"), **outputs)))
-    figures.main(NS(params=common, input=NS(metrics=str(tmp / "metrics.json"), cost=str(tmp / "cost.json")),
-                    output=NS(**{k: str(tmp / f"{k}.png") for k in ("spectral_ratio", "skill", "attention_cost")})))
+    evaluate.main(
+        NS(
+            params=common,
+            input=NS(
+                store=str(store),
+                norm_stats=str(stats),
+                sample=str(tmp / "sample.zarr"),
+                **{v: str(tmp / f"{v}.pt") for v in ("mosaic", "dense", "mse")},
+            ),
+            output=NS(metrics=str(tmp / "metrics.json"), claims=str(tmp / "claims.json"), **outputs),
+        )
+    )
+    figures.main(
+        NS(
+            params=common,
+            input=NS(metrics=str(tmp / "metrics.json"), cost=str(tmp / "cost.json")),
+            output=NS(**{k: str(tmp / f"{k}.png") for k in ("spectral_ratio", "skill", "attention_cost")}),
+        )
+    )
     return tmp
 
 

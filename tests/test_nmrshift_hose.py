@@ -4,10 +4,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from test_nmrshift_pipeline import spectra  # noqa: F401  (module-scoped fixture)
 
 from repro.papers.nmrshift.hose import EnvironmentLookup, _codes
 from repro.papers.nmrshift.records import load_records
-from test_nmrshift_pipeline import spectra  # noqa: F401  (module-scoped fixture)
 
 
 @pytest.mark.parametrize("nucleus", ["1H", "13C"])

@@ -5,7 +5,12 @@ import pytest
 import torch
 from scipy.optimize import linear_sum_assignment
 
-from repro.papers.nmrshift.losses import hungarian_set_loss, optimal_matching_cost, sorted_matching_cost, sorted_set_loss
+from repro.papers.nmrshift.losses import (
+    hungarian_set_loss,
+    optimal_matching_cost,
+    sorted_matching_cost,
+    sorted_set_loss,
+)
 
 CONVEX = {"l1": np.abs, "l2": np.square, "huber": lambda d: np.where(d <= 1.0, 0.5 * d**2, d - 0.5)}
 

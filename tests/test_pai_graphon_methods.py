@@ -33,7 +33,9 @@ def test_snip_is_weight_times_finite_difference_gradient(tiny_net):
     weights, x, y = tiny_net
     f, theta = flat_loss(weights, x, y)
     eps = 1e-6
-    fd = torch.stack([(f(theta + eps * e) - f(theta - eps * e)) / (2 * eps) for e in torch.eye(len(theta), dtype=theta.dtype)])
+    fd = torch.stack(
+        [(f(theta + eps * e) - f(theta - eps * e)) / (2 * eps) for e in torch.eye(len(theta), dtype=theta.dtype)]
+    )
     snip = torch.cat([s.flatten() for s in criteria.scores("snip", weights, x, y, torch.Generator())])
     torch.testing.assert_close(snip, (theta * fd).abs(), atol=1e-7, rtol=1e-5)
 
@@ -81,7 +83,7 @@ def test_binomial_cv_against_simulated_binomial():
 def test_block_average_against_loop():
     mask = np.random.default_rng(0).random((12, 8)) < 0.3
     g = graphon.block_average(mask, 4)
-    ref = np.array([[mask[3 * i:3 * i + 3, 2 * j:2 * j + 2].mean() for j in range(4)] for i in range(4)])
+    ref = np.array([[mask[3 * i : 3 * i + 3, 2 * j : 2 * j + 2].mean() for j in range(4)] for i in range(4)])
     np.testing.assert_allclose(g, ref)
     with pytest.raises(ValueError, match="not divisible"):
         graphon.block_average(mask, 5)

@@ -18,13 +18,25 @@ from repro.papers.pai_graphon.store import read_dataset
 @pytest.fixture(scope="module")
 def tiny(repo, tmp_path_factory):
     s = copy.deepcopy(yaml.safe_load((repo / "config/config.yaml").read_text())["papers"]["pai-graphon"])
-    s.update(sizes={"n_train": 300, "n_test": 300, "digits_test_fraction": 0.3}, widths=[32, 64, 128], seeds=[0, 1],
-             batch_size=64, blocks=8, ntk={"width": 16, "points": 32, "densities": [0.1], "steps": 5,
-                                           "train_batch": 16, "lr": 0.01})
+    s.update(
+        sizes={"n_train": 300, "n_test": 300, "digits_test_fraction": 0.3},
+        widths=[32, 64, 128],
+        seeds=[0, 1],
+        batch_size=64,
+        blocks=8,
+        ntk={"width": 16, "points": 32, "densities": [0.1], "steps": 5, "train_batch": 16, "lr": 0.01},
+    )
     out = tmp_path_factory.mktemp("pai")
-    data.main(SimpleNamespace(output=SimpleNamespace(synthetic=str(out / "synthetic.zarr"), digits=str(out / "digits.zarr"),
-                                                     manifest=str(out / "manifest.json")),
-                              params=SimpleNamespace(settings=s, seed=0)))
+    data.main(
+        SimpleNamespace(
+            output=SimpleNamespace(
+                synthetic=str(out / "synthetic.zarr"),
+                digits=str(out / "digits.zarr"),
+                manifest=str(out / "manifest.json"),
+            ),
+            params=SimpleNamespace(settings=s, seed=0),
+        )
+    )
     return s, out
 
 
@@ -41,17 +53,32 @@ def test_canonical_layout(tiny):
 def test_stages_end_to_end(tiny):
     s, out = tiny
     for name in ("synthetic", "digits"):
-        masks.main(SimpleNamespace(input=SimpleNamespace(data=str(out / f"{name}.zarr")),
-                                   output=[str(out / f"masks_{name}.zarr")], params=SimpleNamespace(settings=s, device="cpu")))
-    train.main(SimpleNamespace(input=SimpleNamespace(data=str(out / "synthetic.zarr")), output=[str(out / "train.json")],
-                               params=SimpleNamespace(settings=s, device="cpu")))
+        masks.main(
+            SimpleNamespace(
+                input=SimpleNamespace(data=str(out / f"{name}.zarr")),
+                output=[str(out / f"masks_{name}.zarr")],
+                params=SimpleNamespace(settings=s, device="cpu"),
+            )
+        )
+    train.main(
+        SimpleNamespace(
+            input=SimpleNamespace(data=str(out / "synthetic.zarr")),
+            output=[str(out / "train.json")],
+            params=SimpleNamespace(settings=s, device="cpu"),
+        )
+    )
     job = SimpleNamespace(
-        input=SimpleNamespace(masks_synthetic=str(out / "masks_synthetic.zarr"), masks_digits=str(out / "masks_digits.zarr"),
-                              data_synthetic=str(out / "synthetic.zarr"), data_digits=str(out / "digits.zarr"),
-                              train=str(out / "train.json"),
-                              reported=str(REPO / "resources/pai-graphon/reported.yaml")),
+        input=SimpleNamespace(
+            masks_synthetic=str(out / "masks_synthetic.zarr"),
+            masks_digits=str(out / "masks_digits.zarr"),
+            data_synthetic=str(out / "synthetic.zarr"),
+            data_digits=str(out / "digits.zarr"),
+            train=str(out / "train.json"),
+            reported=str(REPO / "resources/pai-graphon/reported.yaml"),
+        ),
         output=SimpleNamespace(metrics=str(out / "m.json"), claims=str(out / "c.json"), graphons=str(out / "g.zarr")),
-        params=SimpleNamespace(settings=s, scale="smoke"))
+        params=SimpleNamespace(settings=s, scale="smoke"),
+    )
     evaluate.main(job)
     claims = {c["id"]: c for c in json.loads((out / "c.json").read_text())["claims"]}
     assert claims["zero_pixels_pruned_snip_digits"]["verdict"] == "pass"

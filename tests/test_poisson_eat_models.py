@@ -18,11 +18,14 @@ from repro.registry import load_reported
 @pytest.fixture(scope="module")
 def simulated(tmp_path_factory):
     out = tmp_path_factory.mktemp("pe")
-    settings = {"data_seed": 0, "vae": {"n_test": 360},
-                "poglm": {"n_observed": 5, "n_hidden": 2, "n_bins": 600, "decay": 3.0, "kernel_length": 8,
-                          "max_rate": 3.0}}
-    paths = SimpleNamespace(digits=str(out / "digits.npz"), spikes=str(out / "spikes.npz"),
-                            manifest=str(out / "manifest.json"))
+    settings = {
+        "data_seed": 0,
+        "vae": {"n_test": 360},
+        "poglm": {"n_observed": 5, "n_hidden": 2, "n_bins": 600, "decay": 3.0, "kernel_length": 8, "max_rate": 3.0},
+    }
+    paths = SimpleNamespace(
+        digits=str(out / "digits.npz"), spikes=str(out / "spikes.npz"), manifest=str(out / "manifest.json")
+    )
     data.main(SimpleNamespace(params=SimpleNamespace(settings=settings), output=paths))
     return paths
 
@@ -54,7 +57,9 @@ def test_data_stage_writes_canonical_files(simulated):
 
 def test_poisson_entropy_matches_scipy():
     rates = torch.tensor([0.1, 1.0, 3.5], dtype=torch.float64)
-    assert float(poglm.poisson_entropy(rates)) == pytest.approx(sum(stats.poisson.entropy(r) for r in rates.numpy()), rel=1e-8)
+    assert float(poglm.poisson_entropy(rates)) == pytest.approx(
+        sum(stats.poisson.entropy(r) for r in rates.numpy()), rel=1e-8
+    )
 
 
 def test_best_relabelling_recovers_permuted_truth():
@@ -104,15 +109,26 @@ def test_bad_inputs_name_the_file(tmp_path):
 
 
 def fake_metrics(cubic_spread: float) -> dict:
-    vae_m = {m: {"spread": s, "mean_elbo": -5.0} for m, s in (("eat_sigmoid", 0.3), ("eat_cubic", cubic_spread), ("gsm", 0.6))}
+    vae_m = {
+        m: {"spread": s, "mean_elbo": -5.0}
+        for m, s in (("eat_sigmoid", 0.3), ("eat_cubic", cubic_spread), ("gsm", 0.6))
+    }
     pg = {m: {"corr_full": 0.5, "exact_elbo": -10.0, "corr_observed": 0.9} for m in ("eat_sigmoid", "eat_cubic", "gsm")}
     pg["observed_only"] = {"corr_observed": 0.9}
     cos = {g: {m: {"0.5": 0.99} for m in ("eat_sigmoid", "eat_cubic")} for g in ("square",)}
-    return {"fidelity": {"max_abs_z_mean_cubic_vs_rate": 1.0, "max_abs_z_mean_sigmoid_vs_closed": 1.0,
-                         "min_z_mean_sigmoid_vs_rate_at_tau": 10.0, "max_abs_z_var_vs_closed": 1.0,
-                         "w1_mean_at_tau": {"eat_cubic": 0.1, "eat_sigmoid": 0.2, "gsm": 0.3},
-                         "negative_binomial_max_abs_z_mean_cubic": 1.0},
-            "gradients": {"cosine": cos}, "vae": vae_m, "poglm": pg}
+    return {
+        "fidelity": {
+            "max_abs_z_mean_cubic_vs_rate": 1.0,
+            "max_abs_z_mean_sigmoid_vs_closed": 1.0,
+            "min_z_mean_sigmoid_vs_rate_at_tau": 10.0,
+            "max_abs_z_var_vs_closed": 1.0,
+            "w1_mean_at_tau": {"eat_cubic": 0.1, "eat_sigmoid": 0.2, "gsm": 0.3},
+            "negative_binomial_max_abs_z_mean_cubic": 1.0,
+        },
+        "gradients": {"cosine": cos},
+        "vae": vae_m,
+        "poglm": pg,
+    }
 
 
 def test_claim_verdicts_follow_the_numbers(repo):
@@ -127,7 +143,9 @@ def test_claim_verdicts_follow_the_numbers(repo):
 def test_core_env_stages_do_not_import_torch(repo):
     """Rules with envs/core.yaml must not pull torch in (that env has none)."""
     modules = ["data", "glm_baseline", "evaluate", "figures"]
-    code = "import importlib, sys\n" + "".join(f"importlib.import_module('repro.papers.poisson_eat.{m}')\n" for m in modules)
+    code = "import importlib, sys\n" + "".join(
+        f"importlib.import_module('repro.papers.poisson_eat.{m}')\n" for m in modules
+    )
     code += "print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo / "scripts", check=True)
     assert out.stdout.strip() == "False"

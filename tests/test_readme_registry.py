@@ -3,10 +3,10 @@
 import re
 
 import yaml
+from workflow_tools import REPO
 
 from repro.registry import load_papers
 from repro.scoreboard import README_BEGIN, README_END, status_table
-from workflow_tools import REPO
 
 
 def _table_rows():

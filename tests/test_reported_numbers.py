@@ -8,9 +8,9 @@ import math
 
 import pytest
 import yaml
+from workflow_tools import REPO
 
 from repro.registry import load_papers
-from workflow_tools import REPO
 
 FILES = sorted(REPO.glob("resources/*/reported.yaml"))
 
@@ -31,7 +31,11 @@ def _numbers(node):
 @pytest.mark.parametrize("path", FILES, ids=[p.parent.name for p in FILES])
 def test_paper_numbers_match_the_registry(path):
     registry = [e["value"] for e in load_papers()[path.parent.name]["reported"].values()]
-    stray = [v for v in _numbers(yaml.safe_load(path.read_text())) if not any(math.isclose(v, w, rel_tol=1e-6) for w in registry)]
+    stray = [
+        v
+        for v in _numbers(yaml.safe_load(path.read_text()))
+        if not any(math.isclose(v, w, rel_tol=1e-6) for w in registry)
+    ]
     assert not stray, f"{path}: numbers not in resources/papers.yaml: {stray}"
 
 

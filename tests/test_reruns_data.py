@@ -9,14 +9,13 @@ the file graph of the forced plan, and restores the original.
 
 from __future__ import annotations
 
-import os
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-
 from test_slurm_harness import PlannedJob, copy_tree, embedded_config, parse_dry_run, planned_jobs, snakemake
 
 pytestmark = pytest.mark.e2e
@@ -122,7 +121,9 @@ def test_replacing_one_input_reruns_exactly_its_downstream_jobs(built, source):
 
 def test_results_record_their_provenance(built):
     """Each results folder names its config section, data manifests, package versions and commit."""
-    commit = subprocess.run(["git", "-C", str(built), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(built), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     papers = sorted({t for s in SOURCES for t in readers(s)})
     for rule in papers:
         slug = next(s for s in CONFIG["papers"] if s.replace("-", "_") == rule)

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from test_slurm_harness import TIMING, copy_tree, paper_rules, planned_jobs, snakemake
 
 pytestmark = pytest.mark.e2e
@@ -58,7 +57,9 @@ def test_killed_training_resumes_from_its_checkpoint(tmp_path):
     # Build everything the training job needs, so that the kill hits the training itself.
     snakemake(killed, "--cores", "1", output, "--omit-from", job.rule, timeout=KILL_WITHIN_S)
     cmd = [sys.executable, "-m", "snakemake", "--cores", "1", output]
-    proc = subprocess.Popen(cmd, cwd=killed, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, cwd=killed, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     deadline = time.monotonic() + KILL_WITHIN_S
     try:
         while not checkpoints(killed):
@@ -95,5 +96,9 @@ def test_a_failed_job_leaves_no_partial_output(tmp_path):
     assert proc.returncode != 0, f"{job.rule} ran on a corrupt {data_file.name}"
     assert f"Error in rule {job.rule}" in proc.stdout + proc.stderr, "the job itself should have run and failed"
     assert not output.exists(), f"failed job left {output}"
-    leftovers = [p.name for p in output.parent.iterdir() if p.name.startswith(f".{output.name}")] if output.parent.exists() else []
+    leftovers = (
+        [p.name for p in output.parent.iterdir() if p.name.startswith(f".{output.name}")]
+        if output.parent.exists()
+        else []
+    )
     assert not leftovers, f"failed job left temporaries {leftovers}"

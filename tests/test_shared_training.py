@@ -44,7 +44,9 @@ def test_checkpoint_of_other_settings_is_ignored(tmp_path):
     model, opt, loss_fn, batches = _problem()
     train(model, loss_fn, batches, epochs=5, optimizer=opt, checkpoint=ckpt, fingerprint=fingerprint_of({"lr": 0.05}))
     model, opt, loss_fn, batches = _problem()
-    result = train(model, loss_fn, batches, epochs=5, optimizer=opt, checkpoint=ckpt, fingerprint=fingerprint_of({"lr": 0.1}))
+    result = train(
+        model, loss_fn, batches, epochs=5, optimizer=opt, checkpoint=ckpt, fingerprint=fingerprint_of({"lr": 0.1})
+    )
     assert result.resumed_from is None
     assert len(result.history) == 5
 

@@ -19,7 +19,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from test_slurm_harness import (
     cluster_problem,
     copy_tree,
@@ -48,7 +47,10 @@ def sacct_records(run_id: str, expected: int, wait_s: float = 60) -> list[dict[s
     while True:
         out = subprocess.run(
             ["sacct", "-X", "-n", "-P", "--name", run_id, "-S", "now-6hours", "-o", ",".join(fields)],
-            capture_output=True, text=True, timeout=30, check=True,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
         ).stdout
         rows = [dict(zip(fields, line.split("|"))) for line in out.splitlines() if line.strip()]
         settled = len(rows) >= expected and all(r["State"] not in ("PENDING", "RUNNING") for r in rows)
@@ -87,8 +89,13 @@ def test_profile_runs_on_the_cluster_with_gpu_and_cpu_partitions(tmp_path):
     local_s = time.monotonic() - start
     start = time.monotonic()
     run = snakemake(
-        cluster, "--profile", "slurm", "--slurm-jobname-prefix", f"reprotest{uuid.uuid4().hex[:8]}",
-        *chosen, timeout=TIMEOUT,
+        cluster,
+        "--profile",
+        "slurm",
+        "--slurm-jobname-prefix",
+        f"reprotest{uuid.uuid4().hex[:8]}",
+        *chosen,
+        timeout=TIMEOUT,
     )
     cluster_s = time.monotonic() - start
     print(f"targets {chosen}: local {local_s:.0f} s, slurm {cluster_s:.0f} s, {sum(expected.values())} jobs")
@@ -110,5 +117,8 @@ def test_profile_runs_on_the_cluster_with_gpu_and_cpu_partitions(tmp_path):
 
     differences = result_differences(json_results(cluster), json_results(local))
     assert not differences, "results of the Slurm run differ from the local run:\n" + "\n".join(differences[:20])
-    produced = lambda root: sorted(str(p.relative_to(root)) for p in (root / "results").rglob("*") if p.is_file())
+
+    def produced(root):
+        return sorted(str(p.relative_to(root)) for p in (root / "results").rglob("*") if p.is_file())
+
     assert produced(cluster) == produced(local)

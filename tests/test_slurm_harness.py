@@ -16,9 +16,10 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -161,8 +162,10 @@ def _optional(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     while node in parents:
         node = parents[node]
         if isinstance(node, ast.Try) and any(
-            h.type is not None and "ImportError" in ast.unparse(h.type) or
-            h.type is not None and "ModuleNotFoundError" in ast.unparse(h.type)
+            h.type is not None
+            and "ImportError" in ast.unparse(h.type)
+            or h.type is not None
+            and "ModuleNotFoundError" in ast.unparse(h.type)
             for h in node.handlers
         ):
             return True

@@ -13,7 +13,6 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
-
 from test_slurm_harness import (
     REPO,
     copy_tree,
@@ -89,8 +88,11 @@ def test_profile_is_found_as_typed_from_the_repo_root(tree):
 
 
 def test_gpu_and_training_jobs_go_to_a_gpu_partition_and_the_rest_to_cpu(submitted):
-    gpu_partitions = {name for name, p in yaml.safe_load((PROFILE / "partitions.yaml").read_text())["partitions"].items()
-                      if (p or {}).get("max_gpu", 0) > 0}
+    gpu_partitions = {
+        name
+        for name, p in yaml.safe_load((PROFILE / "partitions.yaml").read_text())["partitions"].items()
+        if (p or {}).get("max_gpu", 0) > 0
+    }
     assert gpu_partitions, "slurm/partitions.yaml declares no partition with GPUs"
     trained = 0
     for job, per_attempt, partition in submitted:
@@ -137,7 +139,10 @@ def test_workflow_profile_never_replaces_a_slurm_profile_key(tree, tmp_path):
         real = {k: str(getattr(with_default, k.replace("-", "_"), None)) for k in slurm_keys}
     with loaded_workflow(bare, ["--profile", "slurm"]) as (_, alone):
         expected = {k: str(getattr(alone, k.replace("-", "_"), None)) for k in slurm_keys}
-    normalise = lambda d: {k: v.replace(str(bare), "ROOT").replace(str(tree), "ROOT") for k, v in d.items()}
+
+    def normalise(d):
+        return {k: v.replace(str(bare), "ROOT").replace(str(tree), "ROOT") for k, v in d.items()}
+
     assert normalise(real) == normalise(expected)
 
 

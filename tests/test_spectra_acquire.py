@@ -52,7 +52,14 @@ def server(tmp_path):
 
 
 def _table(path):
-    pd.DataFrame({"smiles": ["CCO"] * 200, "nmr_type": ["1H NMR"] * 200, "nmr_shift": ["δ 1.20 (t, 3H)"] * 200, "nmr_solvent": ["CDCl3"] * 200}).to_parquet(path)
+    pd.DataFrame(
+        {
+            "smiles": ["CCO"] * 200,
+            "nmr_type": ["1H NMR"] * 200,
+            "nmr_shift": ["δ 1.20 (t, 3H)"] * 200,
+            "nmr_solvent": ["CDCl3"] * 200,
+        }
+    ).to_parquet(path)
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -64,7 +71,13 @@ def test_download_resumes_a_partial_file_and_records_the_manifest(server, tmp_pa
     full = (root / "t.parquet").read_bytes()
     (target_dir / ".partial").mkdir()
     (target_dir / ".partial" / "t.parquet").write_bytes(full[:1000])
-    entry = {"name": "t.parquet", "url": f"{url}/t.parquet", "role": "literature", "sha256": digest, "licence": "CC-BY-4.0"}
+    entry = {
+        "name": "t.parquet",
+        "url": f"{url}/t.parquet",
+        "role": "literature",
+        "sha256": digest,
+        "licence": "CC-BY-4.0",
+    }
     record = download(entry, target_dir)
     assert (target_dir / "t.parquet").read_bytes() == full
     assert httpd.requests == ["bytes=1000-"]
@@ -93,29 +106,63 @@ def test_html_instead_of_data_is_a_clear_error(server, tmp_path):
 def test_remote_and_local_producers_give_the_same_canonical_records(server, tmp_path, repo):
     from types import SimpleNamespace
 
+    from test_spectra_process import SECTION, SETTINGS
+
     from repro.data.spectra import process, raw
     from repro.entry import Job
-    from test_spectra_process import SECTION, SETTINGS
 
     root, url, _ = server
     embedded = tmp_path / "embedded_run"
-    raw.main(Job(SimpleNamespace(molecules=str(repo / "resources/spectra/molecules.smi")), SimpleNamespace(raw=str(embedded / "raw.json")), SimpleNamespace(section=SECTION, raw_dir=str(embedded))))
+    raw.main(
+        Job(
+            SimpleNamespace(molecules=str(repo / "resources/spectra/molecules.smi")),
+            SimpleNamespace(raw=str(embedded / "raw.json")),
+            SimpleNamespace(section=SECTION, raw_dir=str(embedded)),
+        )
+    )
     sdf, table = embedded / "embedded/nmrshiftdb2withsignals.sd", embedded / "embedded/NMRexp_synthetic.parquet"
     (root / sdf.name).write_bytes(sdf.read_bytes())
     (root / table.name).write_bytes(table.read_bytes())
     sections = {
-        "remote": {"source": "remote", "remote": {"files": [
-            {"name": sdf.name, "url": f"{url}/{sdf.name}", "role": "labelled_sdf", "licence": "test"},
-            {"name": table.name, "url": f"{url}/{table.name}", "role": "literature", "licence": "test"},
-        ]}},
-        "local": {"source": "local", "local": {"files": [{"path": str(sdf), "role": "labelled_sdf"}, {"path": str(table), "role": "literature"}]}},
+        "remote": {
+            "source": "remote",
+            "remote": {
+                "files": [
+                    {"name": sdf.name, "url": f"{url}/{sdf.name}", "role": "labelled_sdf", "licence": "test"},
+                    {"name": table.name, "url": f"{url}/{table.name}", "role": "literature", "licence": "test"},
+                ]
+            },
+        },
+        "local": {
+            "source": "local",
+            "local": {
+                "files": [{"path": str(sdf), "role": "labelled_sdf"}, {"path": str(table), "role": "literature"}]
+            },
+        },
     }
     frames = {}
     for name, section in sections.items():
         out = tmp_path / name
-        raw.main(Job(SimpleNamespace(molecules=None), SimpleNamespace(raw=str(out / "raw.json")), SimpleNamespace(section=section, raw_dir=str(out))))
-        outputs = SimpleNamespace(labelled=str(out / "l.parquet"), unlabelled=str(out / "u.parquet"), rejections=str(out / "r.json"), manifest=str(out / "m.json"))
-        process.main(Job(SimpleNamespace(raw=str(out / "raw.json")), outputs, SimpleNamespace(settings=SETTINGS, conformer_dir=str(tmp_path / "conformers"))))
+        raw.main(
+            Job(
+                SimpleNamespace(molecules=None),
+                SimpleNamespace(raw=str(out / "raw.json")),
+                SimpleNamespace(section=section, raw_dir=str(out)),
+            )
+        )
+        outputs = SimpleNamespace(
+            labelled=str(out / "l.parquet"),
+            unlabelled=str(out / "u.parquet"),
+            rejections=str(out / "r.json"),
+            manifest=str(out / "m.json"),
+        )
+        process.main(
+            Job(
+                SimpleNamespace(raw=str(out / "raw.json")),
+                outputs,
+                SimpleNamespace(settings=SETTINGS, conformer_dir=str(tmp_path / "conformers")),
+            )
+        )
         frames[name] = (pd.read_parquet(outputs.labelled), pd.read_parquet(outputs.unlabelled))
     for a, b in zip(frames["remote"], frames["local"]):
         assert a[["mol_id", "smiles", "nucleus", "fold"]].equals(b[["mol_id", "smiles", "nucleus", "fold"]])

@@ -50,7 +50,10 @@ def test_h_gap_is_the_threshold():
     np.testing.assert_allclose(parse_proton_text(text, h_gap=0.5), [7.25] * 5)
 
 
-@pytest.mark.parametrize(("text", "reason"), [("δ 260.0, 128.0", "out_of_range"), ("δ 128.0, 170.0, 20.0", "not_monotone"), ("δ 128.0, abc", "unparsable_text")])
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("δ 260.0, 128.0", "out_of_range"), ("δ 128.0, 170.0, 20.0", "not_monotone"), ("δ 128.0, abc", "unparsable_text")],
+)
 def test_malformed_carbon_text_is_rejected_with_reason(text, reason):
     with pytest.raises(Rejected) as err:
         parse_carbon_text(text)

@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 from rdkit import Chem
 
-from repro.data.spectra.molecules import ConformerCache, Rejected, canonical_with_hydrogens, filtered_molecule, symmetry_classes
+from repro.data.spectra.molecules import (
+    ConformerCache,
+    Rejected,
+    canonical_with_hydrogens,
+    filtered_molecule,
+    symmetry_classes,
+)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +49,9 @@ def test_canonical_order_is_the_same_for_any_input_order():
     assert a[0] == b[0]
     assert [x.GetAtomicNum() for x in a[1].GetAtoms()] == [x.GetAtomicNum() for x in b[1].GetAtoms()]
     source = Chem.MolFromSmiles("c1ccc(CO)cc1")
-    assert [source.GetAtomWithIdx(i).GetSymbol() for i in b[2]] == [x.GetSymbol() for x in b[1].GetAtoms() if x.GetAtomicNum() > 1]
+    assert [source.GetAtomWithIdx(i).GetSymbol() for i in b[2]] == [
+        x.GetSymbol() for x in b[1].GetAtoms() if x.GetAtomicNum() > 1
+    ]
 
 
 def test_conformer_cache_stores_once(tmp_path):

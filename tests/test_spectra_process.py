@@ -25,13 +25,37 @@ SECTION = {
         "atom_index_base": 0,
     },
 }
-SETTINGS = {"atom_index_base": 0, "h_gap": 0.2, "folds": 5, "cv_seed": 42, "representative_seed": 42, "nuclei": ["1H", "13C"]}
+SETTINGS = {
+    "atom_index_base": 0,
+    "h_gap": 0.2,
+    "folds": 5,
+    "cv_seed": 42,
+    "representative_seed": 42,
+    "nuclei": ["1H", "13C"],
+}
 
 
 def _run(tmp: Path, repo: Path, section=SECTION) -> SimpleNamespace:
-    out = SimpleNamespace(labelled=str(tmp / "labelled.parquet"), unlabelled=str(tmp / "unlabelled.parquet"), rejections=str(tmp / "rej.json"), manifest=str(tmp / "manifest.json"))
-    raw.main(Job(SimpleNamespace(molecules=str(repo / "resources/spectra/molecules.smi")), SimpleNamespace(raw=str(tmp / "raw.json")), SimpleNamespace(section=section, raw_dir=str(tmp))))
-    process.main(Job(SimpleNamespace(raw=str(tmp / "raw.json")), out, SimpleNamespace(settings=SETTINGS, conformer_dir=str(tmp / "conformers"))))
+    out = SimpleNamespace(
+        labelled=str(tmp / "labelled.parquet"),
+        unlabelled=str(tmp / "unlabelled.parquet"),
+        rejections=str(tmp / "rej.json"),
+        manifest=str(tmp / "manifest.json"),
+    )
+    raw.main(
+        Job(
+            SimpleNamespace(molecules=str(repo / "resources/spectra/molecules.smi")),
+            SimpleNamespace(raw=str(tmp / "raw.json")),
+            SimpleNamespace(section=section, raw_dir=str(tmp)),
+        )
+    )
+    process.main(
+        Job(
+            SimpleNamespace(raw=str(tmp / "raw.json")),
+            out,
+            SimpleNamespace(settings=SETTINGS, conformer_dir=str(tmp / "conformers")),
+        )
+    )
     return out
 
 
@@ -54,14 +78,28 @@ def test_rejection_report_counts_every_record(processed):
     rows = len(read_json(Path(processed.rejections).with_name("raw.json"))["files"])
     assert rows == 2
     literature = pd.read_parquet(next(Path(processed.rejections).parent.glob("embedded/*.parquet")))
-    handled = sum(report["kept"].get(f"unlabelled/{n}", 0) + report["rejected_total"].get(f"unlabelled/{n}", 0) for n in ("1H", "13C"))
+    handled = sum(
+        report["kept"].get(f"unlabelled/{n}", 0) + report["rejected_total"].get(f"unlabelled/{n}", 0)
+        for n in ("1H", "13C")
+    )
     assert handled == len(literature)
 
 
 def test_selection_counts_match_hydrogens_and_carbon_classes(processed):
     for path in (processed.labelled, processed.unlabelled):
         frame = pd.read_parquet(path)
-        assert {"mol_id", "smiles", "nucleus", "solvent_group", "fold", "atoms", "coordinates", "target_mask", "target", "observed"} <= set(frame.columns)
+        assert {
+            "mol_id",
+            "smiles",
+            "nucleus",
+            "solvent_group",
+            "fold",
+            "atoms",
+            "coordinates",
+            "target_mask",
+            "target",
+            "observed",
+        } <= set(frame.columns)
         for row in frame.itertuples():
             mol = Chem.AddHs(Chem.MolFromSmiles(row.smiles))
             assert list(row.atoms) == [a.GetAtomicNum() for a in mol.GetAtoms()]
@@ -88,9 +126,20 @@ def test_changed_raw_file_stops_with_clear_error(tmp_path, repo):
     _run(tmp_path, repo)
     sdf = next(tmp_path.glob("embedded/*.sd"))
     sdf.write_text(sdf.read_text() + "\n")
-    out = SimpleNamespace(labelled=str(tmp_path / "l2.parquet"), unlabelled=str(tmp_path / "u2.parquet"), rejections=str(tmp_path / "r2.json"), manifest=str(tmp_path / "m2.json"))
+    out = SimpleNamespace(
+        labelled=str(tmp_path / "l2.parquet"),
+        unlabelled=str(tmp_path / "u2.parquet"),
+        rejections=str(tmp_path / "r2.json"),
+        manifest=str(tmp_path / "m2.json"),
+    )
     with pytest.raises(InputError, match="sha256 differs"):
-        process.main(Job(SimpleNamespace(raw=str(tmp_path / "raw.json")), out, SimpleNamespace(settings=SETTINGS, conformer_dir=str(tmp_path / "conformers"))))
+        process.main(
+            Job(
+                SimpleNamespace(raw=str(tmp_path / "raw.json")),
+                out,
+                SimpleNamespace(settings=SETTINGS, conformer_dir=str(tmp_path / "conformers")),
+            )
+        )
     assert not Path(out.labelled).exists()
 
 

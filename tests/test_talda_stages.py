@@ -10,9 +10,19 @@ import xarray as xr
 
 from repro.papers.talda import data, evaluate, optimize
 
-SETTINGS = {"data_seed": 0, "dims": [3], "couplings": [0.001, 1.0], "seeds": [0, 1], "mu": 0.3, "l_block": 1.0,
-            "robust_ls": {"rows_per_dim": 2, "lam": 3.0}, "yang": {"extent": 3.0, "grid_points": 61, "start_radius": 1.0},
-            "iterations": 60, "tuned_multipliers": [1, 2], "fit": {"burn_in": 0.5, "floor": 1e-20}}
+SETTINGS = {
+    "data_seed": 0,
+    "dims": [3],
+    "couplings": [0.001, 1.0],
+    "seeds": [0, 1],
+    "mu": 0.3,
+    "l_block": 1.0,
+    "robust_ls": {"rows_per_dim": 2, "lam": 3.0},
+    "yang": {"extent": 3.0, "grid_points": 61, "start_radius": 1.0},
+    "iterations": 60,
+    "tuned_multipliers": [1, 2],
+    "fit": {"burn_in": 0.5, "floor": 1e-20},
+}
 
 
 class Paths(dict):
@@ -34,8 +44,13 @@ def test_stages_produce_consistent_outputs(tmp_path, repo):
     assert dict(ds.error.sizes) == {"algorithm": 5, "steps": 2, "instance": 4 + 2 + 2, "iteration": 61}
     assert set(ds.family.values) == {"quadratic", "robust_ls", "yang"}
     out = Paths(metrics=str(tmp_path / "metrics.json"), claims=str(tmp_path / "claims.json"))
-    evaluate.main(SimpleNamespace(input=Paths(runs=store, reported=str(repo / "resources/talda/reported.yaml")),
-                                  output=out, params=SimpleNamespace(settings=SETTINGS, scale="smoke")))
+    evaluate.main(
+        SimpleNamespace(
+            input=Paths(runs=store, reported=str(repo / "resources/talda/reported.yaml")),
+            output=out,
+            params=SimpleNamespace(settings=SETTINGS, scale="smoke"),
+        )
+    )
     claims = json.loads(open(out.claims).read())["claims"]
     assert {c["verdict"] for c in claims} <= {"pass", "fails"} and len(claims) == 5
 
@@ -43,7 +58,8 @@ def test_stages_produce_consistent_outputs(tmp_path, repo):
 def test_stages_do_not_import_torch(repo):
     """Every TALDA rule runs in envs/core.yaml, which has no torch."""
     code = "import importlib, sys\n" + "".join(
-        f"importlib.import_module('repro.papers.talda.{m}')\n" for m in ("data", "optimize", "evaluate", "figures"))
+        f"importlib.import_module('repro.papers.talda.{m}')\n" for m in ("data", "optimize", "evaluate", "figures")
+    )
     code += "print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo / "scripts", check=True)
     assert out.stdout.strip() == "False"

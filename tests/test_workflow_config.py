@@ -5,9 +5,9 @@ import time
 
 import pytest
 import yaml
+from workflow_tools import REPO, copy_workflow, snakemake
 
 from repro.config import ConfigError, validate_config
-from workflow_tools import REPO, copy_workflow, snakemake
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 
@@ -26,11 +26,17 @@ def test_shipped_configs_are_valid(name):
     [
         (lambda c: c.update(sed=1), "<top level>: Additional properties are not allowed ('sed'"),
         (lambda c: c.update(scale="huge"), "config: scale: 'huge' is not one of"),
-        (lambda c: c["papers"]["hysomi"].update(epochz=3), "papers.hysomi: Unevaluated properties are not allowed ('epochz'"),
+        (
+            lambda c: c["papers"]["hysomi"].update(epochz=3),
+            "papers.hysomi: Unevaluated properties are not allowed ('epochz'",
+        ),
         (lambda c: c["papers"]["hysomi"].update(epochs=0), "papers.hysomi.epochs: 0 is less than the minimum of 1"),
         (lambda c: c["papers"]["hysomi"].update(lr="fast"), "papers.hysomi.lr: 'fast' is not of type 'number'"),
         (lambda c: c["data"]["metagenome"].update(source="ftp"), "data.metagenome.source: 'ftp' is not one of"),
-        (lambda c: c["papers"].update(nosuchpaper={"enabled": True}), "papers: Additional properties are not allowed ('nosuchpaper'"),
+        (
+            lambda c: c["papers"].update(nosuchpaper={"enabled": True}),
+            "papers: Additional properties are not allowed ('nosuchpaper'",
+        ),
     ],
 )
 def test_bad_config_is_rejected_naming_the_key(edit, where):

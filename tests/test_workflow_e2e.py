@@ -10,9 +10,9 @@ import time
 
 import pytest
 import yaml
+from workflow_tools import copy_workflow, scheduled_rules, snakemake
 
 from repro.config import enabled_papers
-from workflow_tools import copy_workflow, scheduled_rules, snakemake
 
 pytestmark = pytest.mark.e2e
 
@@ -71,7 +71,15 @@ def test_editing_hysomi_code_reruns_only_hysomi(finished):
     finally:
         path.write_text(original)
     assert {"hysomi_train", "hysomi_evaluate", "hysomi_figures"} <= set(jobs)
-    assert set(jobs) <= {"hysomi_train", "hysomi_evaluate", "hysomi_figures", "hysomi", "provenance", "scoreboard", "all"}
+    assert set(jobs) <= {
+        "hysomi_train",
+        "hysomi_evaluate",
+        "hysomi_figures",
+        "hysomi",
+        "provenance",
+        "scoreboard",
+        "all",
+    }
     assert jobs.get("provenance", 0) <= 1
 
 
@@ -86,4 +94,13 @@ def test_changing_the_trait_generator_seed_reruns_only_its_consumers(finished):
     finally:
         path.write_text(original)
     assert "metagenome_data" in jobs and "hysomi_train" in jobs
-    assert set(jobs) <= {"metagenome_data", "hysomi_train", "hysomi_evaluate", "hysomi_figures", "hysomi", "provenance", "scoreboard", "all"}
+    assert set(jobs) <= {
+        "metagenome_data",
+        "hysomi_train",
+        "hysomi_evaluate",
+        "hysomi_figures",
+        "hysomi",
+        "provenance",
+        "scoreboard",
+        "all",
+    }

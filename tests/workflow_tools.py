@@ -31,7 +31,9 @@ def snakemake(workdir: Path, *args: str, timeout: int = 1800, check: bool = True
     cmd = [sys.executable, "-m", "snakemake", *args]
     proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
     if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+        raise AssertionError(
+            f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
+        )
     return proc
 
 

@@ -1,27 +1,52 @@
 """Claims: what a paper says, what we measured, and a verdict computed from a test.
 
-A verdict is never written by hand: each claim carries a machine-checkable test
-(a comparison against a threshold or a reference number with a tolerance) and the
-verdict is computed from our measured number. A measurement that is missing or NaN
-fails, so a broken run can never pass a claim.
+Two kinds (DESIGN.md, "Claims: two kinds"): a ``paper`` claim is the paper's assertion about its method
+measured on this run's outputs and must be able to fail; a ``check`` is an identity or implementation
+property (anything that holds by construction). The scoreboard counts them apart.
+
+A paper declares its claims once, as :class:`ClaimSpec` objects in ``repro.papers.<pkg>.claims``
+(``CLAIMS``), each with a ``measure`` function that takes the stage outputs (the paper's metrics
+mapping) and returns a number or a :class:`Measured`. :func:`evaluate_claims` runs every spec: an
+input that is missing or not finite still yields a claim, with ``ours = None``, that fails. Because
+``measure`` is a plain function of the outputs, a unit test can feed it a counterfactual (the
+baseline's numbers in place of the method's) and show that the verdict is ``fails``.
+
+Small effects carry an interval (over seeds or bootstrap resamples); a claim with an interval passes
+only when the whole interval clears the test, not just the point estimate.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+import numpy as np
 
 from repro.io import write_json
 
 SCALES = ("smoke", "full")
+KINDS = ("paper", "check")
 COMPARISONS = {
     "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b,
     ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b,
 }
+# What a measure function may raise when an input is missing or malformed: the claim is then written
+# with ours = None (and fails) instead of vanishing from claims.json.
+MISSING_INPUT_ERRORS = (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, FloatingPointError)
+
+
+def finite_or_none(value: Any) -> float | None:
+    """``float(value)`` when it is a finite number, else ``None`` (NaN, inf, None, non-numbers)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 @dataclass(frozen=True)
@@ -49,18 +74,37 @@ class Test:
         elif self.op == "between":
             if self.low is None or self.high is None:
                 raise ValueError("test 'between' needs low and high")
+            if self.low > self.high:
+                raise ValueError(f"test 'between' needs low <= high, got {self.low} > {self.high}")
         else:
             raise ValueError(f"unknown test op {self.op!r}")
 
-    def passes(self, ours: float | None) -> bool:
-        if ours is None or not math.isfinite(float(ours)):
-            return False
-        ours = float(ours)
+    def _holds(self, x: float) -> bool:
         if self.op in COMPARISONS:
-            return bool(COMPARISONS[self.op](ours, self.value))
+            return bool(COMPARISONS[self.op](x, self.value))
         if self.op == "within":
-            return abs(ours - self.value) <= max(self.abs_tol, self.rel_tol * abs(self.value))
-        return self.low <= ours <= self.high
+            return abs(x - self.value) <= max(self.abs_tol, self.rel_tol * abs(self.value))
+        return self.low <= x <= self.high
+
+    def passes(self, ours: float | None, interval: Interval | None = None) -> bool:
+        """True when ``ours`` (and, if given, both ends of ``interval``) satisfy the test.
+
+        With an interval the verdict is conservative: for '>'/'>=' its lower end must pass, for
+        '<'/'<=' its upper end, for 'within'/'between' both ends.
+        """
+        ours = finite_or_none(ours)
+        if ours is None or not self._holds(ours):
+            return False
+        if interval is None:
+            return True
+        low, high = finite_or_none(interval.low), finite_or_none(interval.high)
+        if low is None or high is None:
+            return False
+        if self.op in (">", ">="):
+            return self._holds(low)
+        if self.op in ("<", "<="):
+            return self._holds(high)
+        return self._holds(low) and self._holds(high)
 
     def describe(self) -> str:
         if self.op in COMPARISONS:
@@ -75,9 +119,81 @@ class Test:
         return f"{self.low:g} <= ours <= {self.high:g}"
 
 
+@dataclass(frozen=True)
+class Interval:
+    """An uncertainty interval for a measured number: its ends, how it was made and from how many draws."""
+
+    low: float
+    high: float
+    method: str
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"low": finite_or_none(self.low), "high": finite_or_none(self.high), "method": self.method, "n": self.n}
+
+
+@dataclass
+class Measured:
+    """What a claim's ``measure`` returns when a bare number is not enough: an interval, details."""
+
+    value: float | None
+    interval: Interval | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def seed_interval(values: Sequence[float], level: float = 0.95) -> Measured:
+    """Mean over seeds with a Student-t interval of the mean; any NaN (or fewer than 2 seeds) gives NaN."""
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    mean = float(np.mean(x)) if x.size else float("nan")
+    if x.size < 2 or not np.all(np.isfinite(x)):
+        return Measured(mean, Interval(float("nan"), float("nan"), f"t {level:.0%} over seeds", int(x.size)))
+    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * np.std(x, ddof=1) / math.sqrt(x.size))
+    return Measured(
+        mean, Interval(mean - half, mean + half, f"t {level:.0%} over seeds", int(x.size)), {"per_seed": x.tolist()}
+    )
+
+
+def bootstrap_interval(
+    samples: Sequence[np.ndarray] | np.ndarray,
+    statistic: Callable[..., float] = np.mean,
+    *,
+    n_resamples: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+    paired: bool = False,
+) -> Measured:
+    """Statistic of ``samples`` (one array, or several for a multi-sample statistic) with a percentile
+    bootstrap interval (scipy.stats.bootstrap). Any NaN in the data gives a NaN value and interval."""
+    from scipy import stats
+
+    data = (
+        (np.asarray(samples, dtype=float),)
+        if isinstance(samples, np.ndarray)
+        else tuple(np.asarray(s, dtype=float) for s in samples)
+    )
+    value = float(statistic(*data))
+    method = f"percentile bootstrap {level:.0%}"
+    if not all(np.all(np.isfinite(d)) and d.size > 1 for d in data) or not math.isfinite(value):
+        return Measured(value, Interval(float("nan"), float("nan"), method, n_resamples))
+    res = stats.bootstrap(
+        data,
+        statistic,
+        n_resamples=n_resamples,
+        confidence_level=level,
+        method="percentile",
+        paired=paired,
+        vectorized=False,
+        random_state=np.random.default_rng(seed),
+    )
+    ci = res.confidence_interval
+    return Measured(value, Interval(float(ci.low), float(ci.high), method, n_resamples))
+
+
 @dataclass
 class Claim:
-    """One checked claim of a paper."""
+    """One checked claim of a paper (what ``claims.json`` holds, one entry each)."""
 
     id: str
     statement: str
@@ -87,23 +203,108 @@ class Claim:
     paper_value: float | str | None = None
     paper_source: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    interval: Interval | None = None
+    kind: str = field(kw_only=True)
 
     def __post_init__(self) -> None:
         if self.scale not in SCALES:
             raise ValueError(f"claim {self.id}: scale must be one of {SCALES}, got {self.scale!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
 
     @property
     def verdict(self) -> str:
-        return "pass" if self.test.passes(self.ours) else "fails"
+        return "pass" if self.test.passes(self.ours, self.interval) else "fails"
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        ours = self.ours
-        out["ours"] = None if ours is None or not math.isfinite(float(ours)) else float(ours)
-        out["test"] = {k: v for k, v in asdict(self.test).items() if v not in (None, 0.0)}
+        out["ours"] = finite_or_none(self.ours)
+        out["test"] = {k: v for k, v in asdict(self.test).items() if v is not None}
         out["test_text"] = self.test.describe()
+        out["interval"] = self.interval.to_dict() if self.interval else None
         out["verdict"] = self.verdict
         return out
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A claim as a paper module declares it: the verdict comes from ``measure(outputs)`` and ``test``.
+
+    ``reported`` names the entry of ``resources/<slug>/reported.yaml`` that holds the paper's own
+    statement or number; ``scales`` the scales at which the claim is checked.
+    """
+
+    id: str
+    kind: str
+    statement: str
+    test: Test
+    measure: Callable[[Mapping[str, Any]], float | Measured | None]
+    reported: str | None = None
+    scales: tuple[str, ...] = SCALES
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
+        if not set(self.scales) <= set(SCALES):
+            raise ValueError(f"claim {self.id}: scales must be within {SCALES}, got {self.scales}")
+
+    def evaluate(
+        self, outputs: Mapping[str, Any], scale: str, reported: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> Claim:
+        """The claim for this run: missing or non-finite inputs give ``ours = None`` (a failing claim)."""
+        details: dict[str, Any] = {}
+        interval = None
+        try:
+            result = self.measure(outputs)
+        except MISSING_INPUT_ERRORS as err:
+            result, details = None, {"error": f"input missing or malformed: {type(err).__name__}: {err}"}
+        if isinstance(result, Measured):
+            result, interval, details = result.value, result.interval, {**details, **result.details}
+        paper_value, paper_source = None, None
+        if self.reported is not None:
+            if reported is None or self.reported not in reported:
+                raise KeyError(f"claim {self.id}: no reported entry {self.reported!r}")
+            paper_value, paper_source = reported[self.reported]["value"], reported[self.reported]["source"]
+        return Claim(
+            self.id,
+            self.statement,
+            scale,
+            finite_or_none(result),
+            self.test,
+            paper_value,
+            paper_source,
+            details,
+            interval,
+            kind=self.kind,
+        )
+
+
+def evaluate_claims(
+    specs: Sequence[ClaimSpec],
+    outputs: Mapping[str, Any],
+    scale: str,
+    reported: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[Claim]:
+    """Every spec checked at ``scale`` becomes a claim; none is dropped for missing inputs."""
+    return [spec.evaluate(outputs, scale, reported) for spec in specs if scale in spec.scales]
+
+
+def verdict(specs: Sequence[ClaimSpec], claim_id: str, outputs: Mapping[str, Any], scale: str = "smoke") -> str:
+    """Verdict of one claim on ``outputs``: what counterfactual tests call."""
+    spec = next((s for s in specs if s.id == claim_id), None)
+    if spec is None:
+        raise KeyError(f"no claim {claim_id!r}; have {[s.id for s in specs]}")
+    return spec.evaluate(outputs, scale, reported=None if spec.reported is None else _AnyReported()).verdict
+
+
+class _AnyReported(dict):
+    """Stands in for a reported.yaml in counterfactual tests, where the paper's value does not matter."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        return {"value": None, "source": None}
 
 
 def write_claims(path: str | os.PathLike, paper: str, claims: list[Claim]) -> None:

@@ -12,29 +12,34 @@ import importlib
 import logging
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 
 @dataclass
 class Job:
-    """What a stage gets: named inputs/outputs/params (attribute access), threads, config."""
+    """What a stage gets: named inputs/outputs/params (attribute access), threads, its log.
+
+    There is deliberately no access to the whole config: a stage sees only its params (its own config
+    keys, the scale, the seed where it uses one), so every setting it depends on is a tracked rule param.
+    """
 
     input: Any
     output: Any
     params: Any
     wildcards: Any = None
     threads: int = 1
-    config: dict[str, Any] = field(default_factory=dict)
     log: Path | None = None
 
 
 def configure_threads(threads: int) -> None:
-    """Bound torch's CPU threads by the rule's ``threads`` so parallel jobs do not oversubscribe."""
-    with contextlib.suppress(ImportError):
-        import torch
+    """Bound torch's CPU threads by the rule's ``threads`` so parallel jobs do not oversubscribe.
 
+    Only when the stage's module already imported torch: a numpy stage never pays torch's import.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
         torch.set_num_threads(max(1, int(threads)))
 
 
@@ -42,13 +47,17 @@ def run(smk: Any) -> None:
     """Run ``smk.params.entry``'s ``main`` with stdout, stderr and logging sent to the rule's log."""
     log_path = Path(smk.log[0]) if len(smk.log) else None
     stream = open(log_path, "a", buffering=1) if log_path else sys.stderr
-    with stream if log_path else contextlib.nullcontext(), contextlib.redirect_stdout(stream), contextlib.redirect_stderr(stream):
+    with (
+        stream if log_path else contextlib.nullcontext(),
+        contextlib.redirect_stdout(stream),
+        contextlib.redirect_stderr(stream),
+    ):
         logging.basicConfig(
             stream=stream, level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", force=True
         )
-        configure_threads(smk.threads)
         module = importlib.import_module(smk.params.entry)
-        job = Job(smk.input, smk.output, smk.params, smk.wildcards, smk.threads, smk.config, log_path)
+        configure_threads(smk.threads)
+        job = Job(smk.input, smk.output, smk.params, smk.wildcards, smk.threads, log_path)
         log = logging.getLogger("repro.entry")
         start = time.perf_counter()
         log.info("running %s", smk.params.entry)

@@ -12,8 +12,20 @@ from typing import Any
 from repro.io import read_json, write_json
 
 PACKAGES = (
-    "repro", "snakemake", "torch", "numpy", "scipy", "pandas", "xarray", "zarr", "dask",
-    "pyarrow", "scikit-learn", "mdtraj", "rdkit", "matplotlib",
+    "repro",
+    "snakemake",
+    "torch",
+    "numpy",
+    "scipy",
+    "pandas",
+    "xarray",
+    "zarr",
+    "dask",
+    "pyarrow",
+    "scikit-learn",
+    "mdtraj",
+    "rdkit",
+    "matplotlib",
 )
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,9 +43,12 @@ def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str | None]
 
 def git_state(root: Path = REPO_ROOT) -> dict[str, Any]:
     """Commit and dirty flag of the checkout the code runs from (None outside git)."""
+
     def git(*args: str) -> str | None:
         try:
-            return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout.strip()
+            return subprocess.run(
+                ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+            ).stdout.strip()
         except (OSError, subprocess.CalledProcessError):
             return None
 
@@ -49,7 +64,7 @@ def main(job) -> None:
         job.output[0],
         {
             "paper": job.wildcards.paper,
-            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "config": {"paper": job.params.section, "seed": job.params.seed, "scale": job.params.scale},
             "data_manifests": manifests,
             "code": git_state(),

@@ -65,6 +65,7 @@ def to_markdown(rows: list[dict[str, str]]) -> str:
 
 def to_rst(rows: list[dict[str, str]], papers: dict[str, dict]) -> str:
     """Landing page of the HTML report: the scoreboard and each paper's status."""
+
     def cell(text: str) -> str:
         return text.replace("\n", " ").replace("|", "/")
 
@@ -80,7 +81,7 @@ def to_rst(rows: list[dict[str, str]], papers: dict[str, dict]) -> str:
         "   :header-rows: 1",
         "",
     ]
-    for i, row in enumerate([dict(zip(COLUMNS, COLUMNS))] + rows):
+    for _i, row in enumerate([dict(zip(COLUMNS, COLUMNS))] + rows):
         out.append("   * - " + cell(row[COLUMNS[0]]))
         out += [f"     - {cell(row[c])}" for c in COLUMNS[1:]]
     out += ["", "Paper status", "------------", "", status_table(rows, papers, fmt="rst")]

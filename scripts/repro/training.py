@@ -13,15 +13,17 @@ import json
 import logging
 import os
 import random
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
 from repro.io import atomic_path
+from repro.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,25 @@ def _keep_improved(best_state: dict, state: dict, improved: torch.Tensor) -> dic
     return out
 
 
+def epoch_seed(seed: int, epoch: int) -> int:
+    """A 63-bit seed that is a function of (seed, epoch) only, for everything random inside an epoch."""
+    return int(np.random.SeedSequence([int(seed), int(epoch)]).generate_state(2, np.uint64)[0] >> np.uint64(1))
+
+
+def epoch_rng(seed: int, epoch: int) -> np.random.Generator:
+    """The numpy generator for an epoch's batch order: a resumed run draws the same batches."""
+    return np.random.default_rng([int(seed), int(epoch)])
+
+
+def seed_epoch(seed: int, epoch: int) -> None:
+    """Seed torch, numpy and Python from (seed, epoch) at the start of an epoch, so dropout, noise and
+    any global-RNG draw inside it do not depend on how many epochs ran before in this process."""
+    value = epoch_seed(seed, epoch)
+    random.seed(value)
+    np.random.seed(value % 2**32)
+    torch.manual_seed(value)
+
+
 def _rng_state() -> dict:
     return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
 
@@ -100,6 +121,7 @@ def train(
     grad_clip: float | None = None,
     fingerprint: str = "",
     desc: str = "train",
+    seed: int | None = None,
 ) -> TrainResult:
     """Minimise ``loss_fn`` over ``batches(epoch)`` for ``epochs`` epochs.
 
@@ -113,6 +135,11 @@ def train(
     the same weights as an uninterrupted one. A checkpoint whose ``fingerprint`` (a digest of
     the settings and code the caller trains with) differs is ignored, so a changed config
     never resumes stale weights. Callers delete the checkpoint once their output is written.
+
+    With ``seed`` set, every epoch starts by seeding torch, numpy and Python from (seed, epoch)
+    (:func:`seed_epoch`), and ``batches(epoch)`` should draw its order from :func:`epoch_rng`: then a
+    run resumed from any checkpoint equals an uninterrupted one bit for bit. Progress goes to the log
+    at each epoch and at least once a minute within one (loss, validation, steps/s, elapsed, ETA).
     """
     result = TrainResult()
     best_state = copy.deepcopy(model.state_dict())
@@ -126,15 +153,24 @@ def train(
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         _set_rng_state(state["rng"])
-        result.history, result.best_epoch, result.best_score = state["history"], state["best_epoch"], state["best_score"]
+        result.history, result.best_epoch, result.best_score = (
+            state["history"],
+            state["best_epoch"],
+            state["best_score"],
+        )
         best_state, since_best, start = state["best_model"], state["since_best"], state["epoch"] + 1
         result.resumed_from = start
         log.info("resumed from %s at epoch %d", ckpt, start)
 
     progress = tqdm(range(start, epochs), desc=desc, mininterval=5.0, disable=None)
+    epochs_done = Progress(desc, total=epochs, unit="epochs", logger=log)
+    epochs_done.done = start
     for epoch in progress:
+        if seed is not None:
+            seed_epoch(seed, epoch)
         model.train()
         total, count = 0.0, 0
+        steps = Progress(f"{desc} epoch {epoch}", unit="steps", logger=log)
         for batch in batches(epoch):
             optimizer.zero_grad(set_to_none=True)
             loss = loss_fn(model, batch)
@@ -145,6 +181,7 @@ def train(
                 torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
             optimizer.step()
             total, count = total + float(loss.detach()), count + 1
+            steps.update(loss=total / count)
         record = {"epoch": epoch, "loss": total / max(count, 1)}
         score: float | torch.Tensor = record["loss"]
         if validate is not None:
@@ -173,6 +210,12 @@ def train(
         else:
             since_best += 1
         progress.set_postfix(loss=f"{record['loss']:.4g}", val=f"{record.get('val', record['loss']):.4g}")
+        epochs_done.update(
+            force=True,
+            loss=record["loss"],
+            val=record.get("val", float("nan")),
+            steps_per_s=count / max(time.perf_counter() - steps.start, 1e-9),
+        )
         stop = patience is not None and since_best >= patience
         if ckpt is not None and ((epoch + 1) % checkpoint_every == 0 or stop or epoch == epochs - 1):
             save_checkpoint(

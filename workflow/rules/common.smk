@@ -1,10 +1,29 @@
-"""Helpers shared by all workflow files: repo paths, code inputs, per-paper config and targets."""
+"""Helpers shared by all workflow files: paths, code inputs, resources, and the paper-stage rule builder.
+
+Each paper's rules file holds only its own wiring, a call of ``declare_paper(slug, stage(...), ..., figures(...))``.
+``stages.smk`` (included after every paper) turns each declared stage into a rule named
+``<slug>_<stage>`` with, derived from the stage name: the entry module ``repro.papers.<pkg>.<stage>``,
+its import closure as code input, ``logs/<slug>/<stage>.log``, a ``benchmark:`` file, the conda env,
+threads and resources from the paper's config at the configured scale (memory and runtime scaled by the
+attempt), and params holding only the config keys the stage reads (plus the seed where it uses one).
+Figures get report captions from ``workflow/report/<slug>/<name>.rst``; the target rule ``<slug>`` is
+generated from the stages' outputs.
+"""
 
 import os
+import re
 from pathlib import Path
+
+from repro.code_closure import import_closure
+from repro.stages import Stage
 
 REPO = Path(workflow.basedir)
 ENTRY = "../scripts/entry.py"
+BENCHMARKS = "results/benchmarks"
+# What a stage gets when its paper's config names no resources for it (smoke scale: tiny jobs).
+DEFAULT_RESOURCES = {"threads": 1, "mem_mb": 2000, "runtime": 30, "gpu": 0}
+# Keys of a paper section that configure the workflow, not a stage's computation.
+WORKFLOW_KEYS = ("enabled", "resources", "data")
 
 
 def repo_file(rel):
@@ -12,10 +31,14 @@ def repo_file(rel):
     return os.path.relpath(REPO / rel)
 
 
-def code_files(*parts):
-    """Python files under scripts/repro: a package folder ('papers/hysomi') or a module ('data/metagenome.py').
+def code_closure(entry):
+    """The repro files ``entry`` executes (its import closure), as rule inputs."""
+    return [os.path.relpath(p) for p in import_closure(entry)]
 
-    Listed as rule inputs so that editing a paper's code reruns that paper's jobs only.
+
+def code_files(*parts):
+    """Transitional: every file of a package folder ('papers/hysomi') or a module, for rules not yet
+    declared through ``paper(...)``; new rules use ``code_closure`` (derived automatically).
     """
     files = []
     for part in parts:
@@ -33,17 +56,147 @@ def rule_name(slug):
     return slug.replace("-", "_")
 
 
-def paper_targets(slug):
-    """What every paper's target rule produces besides its figures."""
-    return [
-        f"results/{slug}/metrics.json",
-        f"results/{slug}/claims.json",
-        f"results/{slug}/provenance.json",
+def reported_file(slug):
+    """The paper's reported numbers (one schema for all papers: repro.registry.load_reported)."""
+    return repo_file(f"resources/{slug}/reported.yaml")
+
+
+def env_file(env):
+    return f"../../envs/{env}.yaml"
+
+
+def stage_resources(section, key):
+    """(threads, resources) of one stage from ``section['resources'][key]`` over the defaults.
+
+    Memory and runtime grow with the attempt (a retried cluster job gets more); ``gpu`` is set
+    only when the config asks for one, so CPU stages never land on a GPU partition.
+    """
+    res = DEFAULT_RESOURCES | section.get("resources", {}).get(key, {})
+    resources = {
+        "mem_mb": lambda wildcards, attempt, mem=res["mem_mb"]: mem * attempt,
+        "runtime": lambda wildcards, attempt, minutes=res["runtime"]: minutes * attempt,
+    }
+    if res["gpu"]:
+        resources["gpu"] = res["gpu"]
+    return res["threads"], resources
+
+
+def _select(section, keys):
+    """The config keys a stage reads (all computational keys when it names none)."""
+    if keys is None:
+        return {k: v for k, v in section.items() if k not in WORKFLOW_KEYS}
+    missing = [k for k in keys if k not in section]
+    if missing:
+        raise ValueError(f"stage reads config keys {missing} its paper section lacks")
+    return {k: section[k] for k in keys}
+
+
+def _wildcards(paths):
+    names = []
+    for path in paths:
+        for name in re.findall(r"{(\w+)(?:,[^}]*)?}", str(path)):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def stage(name, **kwargs):
+    """Declare a stage: ``output`` (and ``input``) as dicts; ``settings`` the config keys it reads;
+    ``seed=True`` when it uses the run's seed; ``reported=True`` to get the paper's reported numbers as
+    ``input.reported``; ``resources`` the config key of its resources (default: its name).
+    """
+    return Stage(name, **kwargs)
+
+
+def figures(names, *, input, env="core", entry=None, settings=()):
+    """The figures stage: one report-flagged PNG per name, captioned by ``workflow/report/<slug>/<name>.rst``."""
+    return Stage(
+        "figures",
+        output={"names": list(names)},
+        input=input,
+        env=env,
+        entry=entry,
+        settings=list(settings),
+    )
+
+
+# slug -> list of Stage, filled by each paper's rule file and turned into rules by stages.smk.
+PAPER_STAGES = {}
+# Manifests of data a paper generates itself (simulations), for its provenance.
+PAPER_DATA_MANIFESTS = {}
+
+
+def package_files(name):
+    """Folder of the extracted members of catalogued package ``name`` (resources/package_data.yaml)."""
+    return f"data/packages/{name}/files"
+
+
+def declare_paper(slug, *stages, manifests=(), packages=()):
+    """Register a paper's stages (rules are made by stages.smk), the manifests of the data it makes
+    itself and the catalogued packages it reads (their manifests go into its provenance).
+    """
+    PAPER_STAGES[slug] = list(stages)
+    PAPER_DATA_MANIFESTS[slug] = list(manifests) + [
+        f"data/packages/{p}/manifest.json" for p in packages
     ]
 
 
-# Manifests of data a paper generates itself (simulations), registered by the paper's rule file.
-PAPER_DATA_MANIFESTS = {}
+def stage_rule(slug, st):
+    """Everything ``stages.smk`` needs to write one rule for stage ``st`` of paper ``slug``."""
+    section = paper_config(slug)
+    entry = st.entry or f"repro.papers.{rule_name(slug)}.{st.name}"
+    if st.name == "figures":
+        outputs = {
+            name: report(
+                f"results/{slug}/figures/{name}.png",
+                category=slug,
+                subcategory="figures",
+                caption=f"../report/{slug}/{name}.rst",
+            )
+            for name in st.output["names"]
+        }
+    else:
+        outputs = dict(st.output)
+    inputs = dict(st.input) | {"code": code_closure(entry)}
+    if st.reported:
+        inputs["reported"] = reported_file(slug)
+    suffix = "".join(f"_{{{w}}}" for w in _wildcards(outputs.values()))
+    threads, resources = stage_resources(section, st.resources or st.name)
+    params = {
+        "entry": entry,
+        "settings": _select(section, st.settings),
+        "scale": config["scale"],
+    }
+    if st.seed:
+        params["seed"] = config["seed"]
+    if st.env == "torch":
+        params["device"] = config["device"]
+    return {
+        "name": f"{rule_name(slug)}_{st.name}",
+        "input": inputs,
+        "output": outputs,
+        "log": f"logs/{slug}/{st.name}{suffix}.log",
+        "benchmark": f"{BENCHMARKS}/{slug}/{st.name}{suffix}.tsv",
+        "conda": env_file(st.env),
+        "threads": threads,
+        "resources": resources,
+        "params": params | st.params,
+        "localrule": st.localrule,
+        "wildcard_constraints": st.constraints,
+    }
+
+
+def paper_targets(slug):
+    """Files the target of a paper asks for: every stage output without wildcards, and provenance."""
+    files = [f"results/{slug}/provenance.json"]
+    for st in PAPER_STAGES.get(slug, []):
+        outputs = (
+            [f"results/{slug}/figures/{n}.png" for n in st.output["names"]]
+            if st.name == "figures"
+            else list(st.output.values())
+        )
+        files += [str(p) for p in outputs if not _wildcards([p])]
+    return files
 
 
 def data_manifests(slug):

@@ -41,6 +41,7 @@ rule hysomi_train:
     params:
         entry="repro.papers.hysomi.train",
         settings=HYSOMI,
+        seed=config["seed"],
         device=config["device"],
         checkpoints="results/hysomi/checkpoints/{complexity}/{method}",
     script:

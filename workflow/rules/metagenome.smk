@@ -28,5 +28,6 @@ rule metagenome_data:
     params:
         entry="repro.data.metagenome",
         section=METAGENOME,
+        seed=config["seed"],
     script:
         ENTRY

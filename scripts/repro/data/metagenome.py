@@ -28,8 +28,18 @@ from repro.io import InputError, atomic_path, sha256, write_json
 from repro.papers.hysomi.soil_model import PARAMS, SIM_DT, STATES, Bounds, simulate
 
 TRAITS = (
-    "genome_size", "rrn_copies", "min_gen_time", "gc_content", "n_transporters_sugar", "n_transporters_aa",
-    "n_cazymes", "n_peptidases", "stress_osmotic", "stress_oxidative", "opt_temp", "motility",
+    "genome_size",
+    "rrn_copies",
+    "min_gen_time",
+    "gc_content",
+    "n_transporters_sugar",
+    "n_transporters_aa",
+    "n_cazymes",
+    "n_peptidases",
+    "stress_osmotic",
+    "stress_oxidative",
+    "opt_temp",
+    "motility",
 )
 COUNT_TRAITS = ("rrn_copies", "n_transporters_sugar", "n_transporters_aa", "n_cazymes", "n_peptidases")
 N_IRRELEVANT = 6
@@ -75,9 +85,7 @@ def _hidden_logits(rng: np.random.Generator, z: np.ndarray, level: str) -> np.nd
         return z[:, :4] @ w
     w_lin = rng.normal(scale=0.5, size=(6, n_par))
     w_nl = rng.normal(scale=0.6, size=(3, n_par))
-    features = np.stack(
-        [z[:, 0] * z[:, 1], np.sin(1.5 * z[:, 2]), np.where(z[:, 3] > 0.3, 1.0, -1.0)], axis=1
-    )
+    features = np.stack([z[:, 0] * z[:, 1], np.sin(1.5 * z[:, 2]), np.where(z[:, 3] > 0.3, 1.0, -1.0)], axis=1)
     return z[:, 4:10] @ w_lin + features @ w_nl
 
 
@@ -139,7 +147,11 @@ def _observations(ids, times, value, observed, x0, truth=None) -> xr.Dataset:
         data["truth"] = (("sample", "time", "state"), truth.astype(np.float64))
     ds = xr.Dataset(
         data,
-        coords={"sample": np.asarray(ids, dtype=object), "time": np.asarray(times, float), "state": np.asarray(STATES, dtype=object)},
+        coords={
+            "sample": np.asarray(ids, dtype=object),
+            "time": np.asarray(times, float),
+            "state": np.asarray(STATES, dtype=object),
+        },
     )
     # No CF 'units' on time: xarray would decode "days" into timedeltas; days are plain floats here.
     ds["value"].attrs = {"units": "mg C g-1 soil", "note": "CO2 is cumulative from the start of the incubation"}
@@ -181,10 +193,14 @@ def read_local(section: dict[str, Any], seed: int) -> tuple[pd.DataFrame, xr.Dat
         bad = numeric.isna() & traits[col].notna() | traits[col].isna()
         if bad.any():
             row = traits.loc[bad, "sample_id"].iloc[0]
-            raise InputError(traits_path, f"trait {col!r} of sample {row!r} is not a number ({traits.loc[bad, col].iloc[0]!r})")
+            raise InputError(
+                traits_path, f"trait {col!r} of sample {row!r} is not a number ({traits.loc[bad, col].iloc[0]!r})"
+            )
         if (numeric < 0).any():
             row = traits.loc[numeric < 0, "sample_id"].iloc[0]
-            raise InputError(traits_path, f"trait {col!r} of sample {row!r} is negative ({numeric[numeric < 0].iloc[0]})")
+            raise InputError(
+                traits_path, f"trait {col!r} of sample {row!r} is negative ({numeric[numeric < 0].iloc[0]})"
+            )
         traits[col] = numeric.astype(float)
 
     obs = _read_table(obs_path)
@@ -231,7 +247,6 @@ def read_local(section: dict[str, Any], seed: int) -> tuple[pd.DataFrame, xr.Dat
     return traits, _observations(ids, times, value, observed, x0)
 
 
-
 def main(job) -> None:
     """Rule entry: write the canonical metagenome data set (embedded simulation or local files)."""
     section = job.params.section
@@ -240,7 +255,7 @@ def main(job) -> None:
         traits, observations, params = generate(section["embedded"], bounds)
         settings = section["embedded"]
     else:
-        traits, observations = read_local(section["local"], job.config.get("seed", 0))
+        traits, observations = read_local(section["local"], job.params.seed)
         params = pd.DataFrame(columns=["sample_id", "complexity", *PARAMS])
         settings = section["local"]
     out = job.output
@@ -257,7 +272,7 @@ def main(job) -> None:
         {
             "source": section["source"],
             "settings": settings,
-            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "samples": int(traits.shape[0]),
             "complexity": sorted(traits["complexity"].unique().tolist()),
             "files": {

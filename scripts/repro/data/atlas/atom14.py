@@ -32,9 +32,22 @@ ATOM14: dict[str, tuple[str, ...]] = {
     "VAL": ("N", "CA", "C", "O", "CB", "CG1", "CG2"),
 }
 RESIDUE_ALIASES = {
-    "HSD": "HIS", "HSE": "HIS", "HSP": "HIS", "HID": "HIS", "HIE": "HIS", "HIP": "HIS", "HISD": "HIS",
-    "HISE": "HIS", "HISH": "HIS", "CYX": "CYS", "CYM": "CYS", "CYSH": "CYS", "ASH": "ASP", "GLH": "GLU",
-    "LYN": "LYS", "MSE": "MET",
+    "HSD": "HIS",
+    "HSE": "HIS",
+    "HSP": "HIS",
+    "HID": "HIS",
+    "HIE": "HIS",
+    "HIP": "HIS",
+    "HISD": "HIS",
+    "HISE": "HIS",
+    "HISH": "HIS",
+    "CYX": "CYS",
+    "CYM": "CYS",
+    "CYSH": "CYS",
+    "ASH": "ASP",
+    "GLH": "GLU",
+    "LYN": "LYS",
+    "MSE": "MET",
 }
 ATOM_ALIASES = {("ILE", "CD"): "CD1", ("*", "OT1"): "O", ("*", "O1"): "O", ("MET", "SE"): "SD"}
 

@@ -22,8 +22,13 @@ def main(job) -> None:
     entries = read_json(job.input.entries)
     names = list(entries["replicates"])
     rows, errors = preprocess_all(
-        raw, names, Path(job.output.processed), stride=section["stride"], workers=job.threads,
-        replicates=entries["replicates"], expected_frames=entries.get("expected_frames"),
+        raw,
+        names,
+        Path(job.output.processed),
+        stride=section["stride"],
+        workers=job.threads,
+        replicates=entries["replicates"],
+        expected_frames=entries.get("expected_frames"),
     )
     if errors and section["on_error"] == "fail":
         raise InputError(raw, "preprocessing failed for " + "; ".join(errors.values()))
@@ -37,14 +42,20 @@ def main(job) -> None:
         for split in SPLITS:
             kept = [n for n in entries["splits"].get(split, []) if n in done]
             pd.DataFrame({"name": kept}).to_csv(tmp / f"atlas_{split}.csv", index=False)
-    write_json(job.output.manifest, {
-        "source": section["source"],
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "licence": entries["licence"],
-        "origin": entries.get("origin"),
-        "stride": section["stride"],
-        "proteins": sorted(done),
-        "failed": errors,
-        "raw_files": {str(p.relative_to(raw)): {"bytes": p.stat().st_size, "sha256": sha256(p)}
-                      for n in sorted(done) for p in sorted((raw / n).iterdir())},
-    })
+    write_json(
+        job.output.manifest,
+        {
+            "source": section["source"],
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "licence": entries["licence"],
+            "origin": entries.get("origin"),
+            "stride": section["stride"],
+            "proteins": sorted(done),
+            "failed": errors,
+            "raw_files": {
+                str(p.relative_to(raw)): {"bytes": p.stat().st_size, "sha256": sha256(p)}
+                for n in sorted(done)
+                for p in sorted((raw / n).iterdir())
+            },
+        },
+    )

@@ -83,7 +83,6 @@ def build_embedded(root: Path) -> dict[str, list[int]]:
     return {"adk": [1, 2, 3], "adkopls": [1], "cobrotoxin": [1]}
 
 
-
 EMBEDDED_SPLITS = {"train": ["adk"], "val": [], "test": ["adkopls", "cobrotoxin"]}
 
 
@@ -96,10 +95,13 @@ def main(job) -> None:
     with atomic_path(job.output.raw) as tmp:
         tmp.mkdir()
         replicates = build_embedded(tmp)
-    write_json(job.output.entries, {
-        "replicates": replicates,
-        "splits": EMBEDDED_SPLITS,
-        "dt_ps": job.params.section["embedded"]["dt_ps"],
-        "licence": LICENCE,
-        "origin": f"MDAnalysisTests {MDAnalysisTests.__version__}",
-    })
+    write_json(
+        job.output.entries,
+        {
+            "replicates": replicates,
+            "splits": EMBEDDED_SPLITS,
+            "dt_ps": job.params.section["embedded"]["dt_ps"],
+            "licence": LICENCE,
+            "origin": f"MDAnalysisTests {MDAnalysisTests.__version__}",
+        },
+    )

@@ -52,7 +52,10 @@ def require_replicates(root: Path, name: str, replicates: list[int]) -> dict[int
     missing = [r for r in replicates if r not in found]
     if missing:
         expected = Path(root) / name / f"{name}_prod_R{missing[0]}_fit.xtc"
-        raise InputError(expected, f"protein {name}: replicate R{missing[0]} missing (neither {name}_prod_R{missing[0]}_fit.xtc nor {name}_R{missing[0]}.xtc)")
+        raise InputError(
+            expected,
+            f"protein {name}: replicate R{missing[0]} missing (neither {name}_prod_R{missing[0]}_fit.xtc nor {name}_R{missing[0]}.xtc)",
+        )
     return {r: found[r] for r in replicates}
 
 

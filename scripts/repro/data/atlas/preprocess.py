@@ -56,11 +56,21 @@ def load_topology(path: Path, name: str) -> md.Topology:
         top = md.load_topology(str(path))
     except (OSError, ValueError, KeyError) as err:
         raise InputError(path, f"protein {name}: cannot read topology ({err})") from err
-    wrong = [a for a in top.atoms if a.name.startswith("H") and a.element is not None
-             and a.element.symbol not in ("H", "VS") and a.residue.is_protein and len(a.name) > 1]
+    wrong = [
+        a
+        for a in top.atoms
+        if a.name.startswith("H")
+        and a.element is not None
+        and a.element.symbol not in ("H", "VS")
+        and a.residue.is_protein
+        and len(a.name) > 1
+    ]
     if wrong:
-        raise InputError(path, f"protein {name}: {len(wrong)} hydrogen names with non-hydrogen elements "
-                               f"(e.g. {wrong[0]} as {wrong[0].element.symbol}); add an element column")
+        raise InputError(
+            path,
+            f"protein {name}: {len(wrong)} hydrogen names with non-hydrogen elements "
+            f"(e.g. {wrong[0]} as {wrong[0].element.symbol}); add an element column",
+        )
     return top
 
 
@@ -98,8 +108,9 @@ def trajectory_atoms(path: Path, name: str) -> int:
         raise InputError(path, f"protein {name}: cannot read trajectory ({err})") from err
 
 
-def read_replicate(path: Path, top: md.Topology, sel: Selection, stride: int, name: str,
-                   expected_frames: int | None = None) -> np.ndarray:
+def read_replicate(
+    path: Path, top: md.Topology, sel: Selection, stride: int, name: str, expected_frames: int | None = None
+) -> np.ndarray:
     """Heavy-atom coordinates (Angstrom, float32) of every ``stride``-th frame, superposed on frame 0."""
     n_file = trajectory_atoms(path, name)
     if n_file != sel.n_atoms:
@@ -119,23 +130,33 @@ def read_replicate(path: Path, top: md.Topology, sel: Selection, stride: int, na
     if expected_frames is not None:
         want = -(-expected_frames // stride)
         if len(xyz) != want:
-            raise InputError(path, f"protein {name}: {len(xyz)} frames after stride {stride}, expected {want} "
-                                   f"({expected_frames} frames in the archive): truncated?")
+            raise InputError(
+                path,
+                f"protein {name}: {len(xyz)} frames after stride {stride}, expected {want} "
+                f"({expected_frames} frames in the archive): truncated?",
+            )
     return xyz
 
 
 def naive_read_replicate(path: Path, top_path: Path, stride: int) -> np.ndarray:
     """The naive path kept for benchmarks and tests: load every atom, then select, superpose, stride."""
     traj = md.load(str(path), top=str(top_path))
-    heavy = [a.index for a in traj.topology.atoms
-             if a.element.symbol not in ("H", "VS") and standard_residue(a.residue.name)]
+    heavy = [
+        a.index for a in traj.topology.atoms if a.element.symbol not in ("H", "VS") and standard_residue(a.residue.name)
+    ]
     traj = traj.atom_slice(heavy)
     traj.superpose(traj, 0)
     return traj.xyz[::stride] * NM_TO_ANGSTROM
 
 
-def process_protein(root: Path, name: str, out_dir: Path, stride: int, replicates: list[int] | None = None,
-                    expected_frames: int | None = None) -> list[dict]:
+def process_protein(
+    root: Path,
+    name: str,
+    out_dir: Path,
+    stride: int,
+    replicates: list[int] | None = None,
+    expected_frames: int | None = None,
+) -> list[dict]:
     """Write ``out_dir/{name}/`` (atomically) and return one metadata row per replicate."""
     root, out_dir = Path(root), Path(out_dir)
     top_path = topology_path(root, name)
@@ -143,7 +164,9 @@ def process_protein(root: Path, name: str, out_dir: Path, stride: int, replicate
         raise InputError(top_path, f"protein {name}: topology missing")
     paths = require_replicates(root, name, replicates) if replicates else replicate_paths(root, name)
     if not paths:
-        raise InputError(root / name, f"protein {name}: no replicate trajectories ({name}_prod_R1_fit.xtc or {name}_R1.xtc)")
+        raise InputError(
+            root / name, f"protein {name}: no replicate trajectories ({name}_prod_R1_fit.xtc or {name}_R1.xtc)"
+        )
     top = load_topology(top_path, name)
     sel = select_atoms(top, top_path, name)
     rows = []
@@ -153,9 +176,18 @@ def process_protein(root: Path, name: str, out_dir: Path, stride: int, replicate
             xyz = read_replicate(path, top, sel, stride, name, expected_frames)
             np.save(tmp / atom14_name(name, rep, stride), gather_atom14(xyz, sel.atom14).astype(np.float16))
             np.save(tmp / ca_name(name, rep), xyz[:, sel.ca].astype(np.float32))
-            rows.append({"name": name, "replicate": rep, "n_res": len(sel.ca), "n_frames": len(xyz),
-                         "n_heavy_atoms": len(sel.atom_indices), "stride": stride, "source_file": path.name,
-                         "sequence": sel.sequence})
+            rows.append(
+                {
+                    "name": name,
+                    "replicate": rep,
+                    "n_res": len(sel.ca),
+                    "n_frames": len(xyz),
+                    "n_heavy_atoms": len(sel.atom_indices),
+                    "stride": stride,
+                    "source_file": path.name,
+                    "sequence": sel.sequence,
+                }
+            )
     return rows
 
 
@@ -182,13 +214,20 @@ def _process_one(args: tuple) -> tuple[str, list[dict] | None, str | None]:
         return name, None, str(err)
 
 
-def preprocess_all(root: Path, names: list[str], out_dir: Path, stride: int, workers: int = 1,
-                   replicates: dict[str, list[int]] | list[int] | None = None,
-                   expected_frames: int | None = None) -> tuple[list[dict], dict[str, str]]:
+def preprocess_all(
+    root: Path,
+    names: list[str],
+    out_dir: Path,
+    stride: int,
+    workers: int = 1,
+    replicates: dict[str, list[int]] | list[int] | None = None,
+    expected_frames: int | None = None,
+) -> tuple[list[dict], dict[str, str]]:
     """Process every protein (``workers`` processes); return metadata rows and ``{name: error}``.
 
     One protein's bad input never stops the others; the caller decides whether errors are fatal.
     """
+
     def reps(name: str) -> list[int] | None:
         return replicates.get(name) if isinstance(replicates, dict) else replicates
 
@@ -207,6 +246,11 @@ def preprocess_all(root: Path, names: list[str], out_dir: Path, stride: int, wor
             errors[name] = error
         else:
             rows += protein_rows
-            log.info("%s: %d replicate(s), %d frames, %d residues", name, len(protein_rows),
-                     protein_rows[0]["n_frames"], protein_rows[0]["n_res"])
+            log.info(
+                "%s: %d replicate(s), %d frames, %d residues",
+                name,
+                len(protein_rows),
+                protein_rows[0]["n_frames"],
+                protein_rows[0]["n_res"],
+            )
     return rows, errors

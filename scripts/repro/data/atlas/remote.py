@@ -60,8 +60,9 @@ def _fetch_once(url: str, part: Path, timeout: float) -> None:
         raise http.client.IncompleteRead(b"", expected - part.stat().st_size)
 
 
-def download(url: str, dest: Path, name: str, timeout: float = 60.0, retries: int = 3,
-             sha256: str | None = None) -> dict:
+def download(
+    url: str, dest: Path, name: str, timeout: float = 60.0, retries: int = 3, sha256: str | None = None
+) -> dict:
     """Download ``url`` to ``dest`` (resuming ``dest.part``); return bytes and sha256.
 
     Network errors and short reads are retried with back-off; a 4xx answer is not.
@@ -82,7 +83,7 @@ def download(url: str, dest: Path, name: str, timeout: float = 60.0, retries: in
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError, OSError) as err:
             log.warning("%s: %s (attempt %d)", url, err, attempt + 1)
         if not dest.exists() and attempt < retries:
-            time.sleep(min(2 ** attempt, 30) * 0.1)
+            time.sleep(min(2**attempt, 30) * 0.1)
     if not dest.exists():
         raise InputError(url, f"protein {name}: download failed after {retries + 1} attempts")
     digest = sha256_of(dest)
@@ -111,8 +112,11 @@ def extract_chain(archive: Path, name: str, replicates: list[int], out_root: Pat
                     found[int(match["rep"])] = (base, member)
             for rep in replicates:
                 if rep not in found:
-                    raise InputError(archive, f"protein {name}: replicate R{rep} missing from the archive "
-                                              f"(neither {name}_prod_R{rep}_fit.xtc nor {name}_R{rep}.xtc)")
+                    raise InputError(
+                        archive,
+                        f"protein {name}: replicate R{rep} missing from the archive "
+                        f"(neither {name}_prod_R{rep}_fit.xtc nor {name}_R{rep}.xtc)",
+                    )
                 wanted[found[rep][0]] = found[rep][1]
             with atomic_path(out_root / name) as tmp:
                 tmp.mkdir()
@@ -124,8 +128,17 @@ def extract_chain(archive: Path, name: str, replicates: list[int], out_root: Pat
         raise InputError(archive, f"protein {name}: not a valid zip archive ({err})") from err
 
 
-def fetch_chain(base_url: str, name: str, archive: str, cache: Path, raw: Path, replicates: list[int],
-                timeout: float, retries: int, checksums: dict[str, str]) -> dict:
+def fetch_chain(
+    base_url: str,
+    name: str,
+    archive: str,
+    cache: Path,
+    raw: Path,
+    replicates: list[int],
+    timeout: float,
+    retries: int,
+    checksums: dict[str, str],
+) -> dict:
     """Download and unpack one chain; a corrupt archive is deleted so the next run fetches it again."""
     file_name = f"{name}_{archive}.zip"
     dest = Path(cache) / file_name
@@ -153,8 +166,14 @@ def chain_lists(section: dict, split_dir: Path) -> dict[str, list[str]]:
 
 
 def entries(lists: dict[str, list[str]], replicates: dict[str, list[int]], archive: str) -> dict:
-    return {"replicates": replicates, "splits": lists, "dt_ps": ARCHIVES[archive]["dt_ps"],
-            "expected_frames": ARCHIVES[archive]["frames"], "licence": LICENCE, "origin": None}
+    return {
+        "replicates": replicates,
+        "splits": lists,
+        "dt_ps": ARCHIVES[archive]["dt_ps"],
+        "expected_frames": ARCHIVES[archive]["frames"],
+        "licence": LICENCE,
+        "origin": None,
+    }
 
 
 def main(job) -> None:
@@ -178,9 +197,17 @@ def main(job) -> None:
         tmp.mkdir()
         for name in names:
             try:
-                records[name] = fetch_chain(remote["base_url"], name, remote["archive"], Path(job.params.cache), tmp,
-                                            reps, remote.get("timeout_s", 60), remote.get("retries", 3),
-                                            remote.get("checksums", {}))
+                records[name] = fetch_chain(
+                    remote["base_url"],
+                    name,
+                    remote["archive"],
+                    Path(job.params.cache),
+                    tmp,
+                    reps,
+                    remote.get("timeout_s", 60),
+                    remote.get("retries", 3),
+                    remote.get("checksums", {}),
+                )
                 log.info("%s: %d bytes", name, records[name]["bytes"])
             except InputError as err:
                 log.error("%s", err)

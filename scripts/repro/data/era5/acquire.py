@@ -95,9 +95,17 @@ def open_configured(section: dict[str, Any], work_dir: Path) -> tuple[xr.Dataset
         path = work_dir / "cds_download.nc"
         if not path.exists():
             cds_download(section, path)
-        return open_source(str(path), "netcdf"), {"kind": "cds", "url": "https://cds.climate.copernicus.eu", "licence": "ERA5: Copernicus licence"}
+        return open_source(str(path), "netcdf"), {
+            "kind": "cds",
+            "url": "https://cds.climate.copernicus.eu",
+            "licence": "ERA5: Copernicus licence",
+        }
     local = section["local"]
-    return open_source(local["path"], local.get("format")), {"kind": "local", "url": local["path"], "licence": local.get("licence", "unknown")}
+    return open_source(local["path"], local.get("format")), {
+        "kind": "local",
+        "url": local["path"],
+        "licence": local.get("licence", "unknown"),
+    }
 
 
 def convert(section: dict[str, Any], store: Path, norm_stats: Path, manifest: Path, workers: int = 4) -> dict[str, Any]:
@@ -106,8 +114,13 @@ def convert(section: dict[str, Any], store: Path, norm_stats: Path, manifest: Pa
     where = described.get("url", described["kind"])
     ds = canonicalise(raw, selection(section), where)
     summary = write_canonical(
-        ds, store, where=where, source=described, chunk_time=section.get("chunk_time", 1),
-        workers=workers, norm_stats_path=norm_stats,
+        ds,
+        store,
+        where=where,
+        source=described,
+        chunk_time=section.get("chunk_time", 1),
+        workers=workers,
+        norm_stats_path=norm_stats,
     )
     times = ds["time"].values
     record = described | {
@@ -120,7 +133,7 @@ def convert(section: dict[str, Any], store: Path, norm_stats: Path, manifest: Pa
         "bytes": summary["bytes"],
         "norm_stats_bytes": store_bytes(norm_stats),
         "resumed_chunks": summary["resumed_chunks"],
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     write_json(manifest, record)
     return record
@@ -128,6 +141,11 @@ def convert(section: dict[str, Any], store: Path, norm_stats: Path, manifest: Pa
 
 def main(job) -> None:
     section = job.params.section
-    record = convert(section, Path(job.output.store), Path(job.output.norm_stats), Path(job.output.manifest),
-                     workers=max(2, job.threads))
+    record = convert(
+        section,
+        Path(job.output.store),
+        Path(job.output.norm_stats),
+        Path(job.output.manifest),
+        workers=max(2, job.threads),
+    )
     log.info("wrote %s: %d times, %d bytes", job.output.store, record["n_times"], record["bytes"])

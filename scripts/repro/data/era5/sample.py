@@ -23,8 +23,15 @@ def main(job) -> None:
     grib = Path(job.input.grib)
     ds = canonicalise(open_source(str(grib), "grib"), Selection(["geopotential", "temperature"], [500, 850]), str(grib))
     summary = write_canonical(ds, job.output.store, where=str(grib), source={"file": grib.name}, chunk_time=4)
-    write_json(job.output.manifest, {
-        "kind": "shipped", "file": grib.name, "sha256": sha256(grib), "bytes_source": grib.stat().st_size,
-        "bytes": summary["bytes"], "origin": "cfgrib 0.9.15.1 sdist, tests/sample-data/era5-levels-members.grib",
-        "licence": "file: Apache-2.0 (cfgrib); data: ERA5, Copernicus licence",
-    })
+    write_json(
+        job.output.manifest,
+        {
+            "kind": "shipped",
+            "file": grib.name,
+            "sha256": sha256(grib),
+            "bytes_source": grib.stat().st_size,
+            "bytes": summary["bytes"],
+            "origin": "cfgrib 0.9.15.1 sdist, tests/sample-data/era5-levels-members.grib",
+            "licence": "file: Apache-2.0 (cfgrib); data: ERA5, Copernicus licence",
+        },
+    )

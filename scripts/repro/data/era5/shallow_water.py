@@ -142,7 +142,9 @@ class ShallowWater:
         scale = (n * (n + 1) / (g.truncation * (g.truncation + 1))) ** 4
         self.diffusion = np.exp(-settings.dt / (settings.diffusion_hours * 3600.0) * scale)[None, :]
         lo, hi = settings.forcing_wavenumbers
-        self.forcing_mask = g.mask & (n[None, :] >= lo) & (n[None, :] <= hi) & (np.arange(g.truncation + 1)[:, None] > 0)
+        self.forcing_mask = (
+            g.mask & (n[None, :] >= lo) & (n[None, :] <= hi) & (np.arange(g.truncation + 1)[:, None] > 0)
+        )
         self.forcing = np.zeros_like(g.mask, complex)
         self.vort = self._random_vorticity(settings.initial_wind)
         self.div = np.zeros_like(self.vort)
@@ -195,8 +197,9 @@ class ShallowWater:
         }
 
 
-def simulate(settings: ShallowWaterSettings, seed: int, n_steps: int, output_hours: int = 6,
-             start: str = "2000-01-01") -> xr.Dataset:
+def simulate(
+    settings: ShallowWaterSettings, seed: int, n_steps: int, output_hours: int = 6, start: str = "2000-01-01"
+) -> xr.Dataset:
     """Spin up, then record ``n_steps`` states every ``output_hours`` as a canonical-layout dataset."""
     model = ShallowWater(settings, seed)
     per_output = int(round(output_hours * 3600 / settings.dt))
@@ -211,7 +214,10 @@ def simulate(settings: ShallowWaterSettings, seed: int, n_steps: int, output_hou
     grid = model.grid
     coords = {"time": times, "level": [500], "latitude": grid.latitude, "longitude": grid.longitude}
     data = {
-        name: (("time", "level", "latitude", "longitude"), np.stack([r[name] for r in records])[:, None].astype(np.float32))
+        name: (
+            ("time", "level", "latitude", "longitude"),
+            np.stack([r[name] for r in records])[:, None].astype(np.float32),
+        )
         for name in records[0]
     }
     ds = xr.Dataset(data, coords=coords)

@@ -15,9 +15,10 @@ import logging
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -126,7 +127,9 @@ def write_canonical(
         shutil.rmtree(partial, ignore_errors=True)
         partial.parent.mkdir(parents=True, exist_ok=True)
         template = ds.chunk({"time": chunk_time} | {d: -1 for d in ds.dims if d != "time"})
-        encoding = {name: {"chunks": template[name].data.chunksize, "compressors": [COMPRESSOR]} for name in ds.data_vars}
+        encoding = {
+            name: {"chunks": template[name].data.chunksize, "compressors": [COMPRESSOR]} for name in ds.data_vars
+        }
         template.to_zarr(partial, mode="w", compute=False, encoding=encoding, consolidated=False, zarr_format=3)
         progress_file.write_text(json.dumps({"plan": key}) + "\n")
     else:

@@ -13,7 +13,7 @@ import logging
 import os
 import shutil
 import urllib.request
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,9 @@ def check_role(path: Path, role: str) -> None:
         raise ValueError(f"unknown file role {role!r}")
 
 
-def download(entry: dict[str, Any], target_dir: str | os.PathLike, timeout: float = 60.0, retries: int = 3) -> dict[str, Any]:
+def download(
+    entry: dict[str, Any], target_dir: str | os.PathLike, timeout: float = 60.0, retries: int = 3
+) -> dict[str, Any]:
     """Download one configured file (resuming a partial one), verify it and return its manifest record.
 
     The partial file lives in ``.partial/`` under its final name until it has passed the checksum
@@ -92,7 +94,9 @@ def download(entry: dict[str, Any], target_dir: str | os.PathLike, timeout: floa
         digest = sha256(part)
         try:
             if entry.get("sha256") and digest != entry["sha256"]:
-                raise InputError(entry["url"], f"sha256 {digest} differs from the configured {entry['sha256']}; partial file removed")
+                raise InputError(
+                    entry["url"], f"sha256 {digest} differs from the configured {entry['sha256']}; partial file removed"
+                )
             check_role(part, entry["role"])
         except InputError:
             part.unlink()
@@ -115,5 +119,5 @@ def record(path: Path, entry: dict[str, Any], digest: str) -> dict[str, Any]:
         "bytes": path.stat().st_size,
         "sha256": digest,
         "licence": entry.get("licence", "unknown"),
-        "retrieved": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "retrieved": datetime.now(UTC).isoformat(timespec="seconds"),
     }

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from rdkit import Chem, RDLogger, rdBase
-from rdkit.Chem import AllChem
-from rdkit.Chem import rdFingerprintGenerator
+from rdkit.Chem import AllChem, rdFingerprintGenerator
 
 from repro.io import atomic_path
 

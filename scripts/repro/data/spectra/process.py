@@ -14,8 +14,9 @@ from __future__ import annotations
 import collections
 import logging
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,15 @@ import pyarrow.parquet as pq
 from rdkit import rdBase
 
 from repro.data.spectra.literature import NUCLEUS_OF_TYPE, RANGES, parse_text
-from repro.data.spectra.molecules import ConformerCache, Rejected, canonical_with_hydrogens, check_molecule, environment_codes, filtered_molecule, symmetry_classes
+from repro.data.spectra.molecules import (
+    ConformerCache,
+    Rejected,
+    canonical_with_hydrogens,
+    check_molecule,
+    environment_codes,
+    filtered_molecule,
+    symmetry_classes,
+)
 from repro.data.spectra.sdf import SPECTRUM_KEYS, carbon_assignments, parse_spectrum_field, proton_assignments, read_sdf
 from repro.data.spectra.solvents import solvent_group
 from repro.entry import Job
@@ -86,7 +95,9 @@ def _row(mol_id, smiles, nucleus, solvent, atoms, coords, mask, target, observed
     }
 
 
-def labelled_rows(path: Path, nucleus: str, settings: dict[str, Any], cache: ConformerCache, log_: RejectionLog) -> Iterator[dict[str, Any]]:
+def labelled_rows(
+    path: Path, nucleus: str, settings: dict[str, Any], cache: ConformerCache, log_: RejectionLog
+) -> Iterator[dict[str, Any]]:
     """Per-atom assigned records of one nucleus from an NMRShiftDB2 SD file."""
     low, high = RANGES[nucleus]
     for rec in read_sdf(path):
@@ -108,9 +119,15 @@ def labelled_rows(path: Path, nucleus: str, settings: dict[str, Any], cache: Con
                     target[canon_of[idx]] = shift
             else:
                 for carrier, shifts in proton_assignments(rec.mol, signals).items():
-                    hs = [n.GetIdx() for n in canon.GetAtomWithIdx(canon_of[carrier]).GetNeighbors() if n.GetAtomicNum() == 1]
+                    hs = [
+                        n.GetIdx()
+                        for n in canon.GetAtomWithIdx(canon_of[carrier]).GetNeighbors()
+                        if n.GetAtomicNum() == 1
+                    ]
                     if len(shifts) not in (1, len(hs)):
-                        raise Rejected("bad_assignment", f"{len(shifts)} distinct shifts for {len(hs)} H on atom {carrier}")
+                        raise Rejected(
+                            "bad_assignment", f"{len(shifts)} distinct shifts for {len(hs)} H on atom {carrier}"
+                        )
                     target[hs] = shifts if len(shifts) == len(hs) else shifts[0]
             mask = np.isfinite(target)
             if np.any((target[mask] <= low) | (target[mask] >= high)):
@@ -120,7 +137,9 @@ def labelled_rows(path: Path, nucleus: str, settings: dict[str, Any], cache: Con
             continue
         log_.keep("labelled", nucleus)
         mol_id = rec.props.get("nmrshiftdb2 ID", f"sdf-{rec.index}")
-        yield _row(mol_id, smiles, nucleus, rec.props.get("Solvent", ""), atoms, coords, mask, target, target[mask], canon)
+        yield _row(
+            mol_id, smiles, nucleus, rec.props.get("Solvent", ""), atoms, coords, mask, target, target[mask], canon
+        )
 
 
 def literature_batches(path: Path, batch_rows: int = 50_000) -> Iterator[pd.DataFrame]:
@@ -148,11 +167,27 @@ def literature_row(row: dict[str, Any], where: str, settings: dict[str, Any], ca
             chosen[rng.choice(members)] = True
         mask = chosen
     if observed.size != mask.sum():
-        raise Rejected("count_mismatch", f"{observed.size} values for {int(mask.sum())} {'H atoms' if nucleus == '1H' else 'carbon classes'}")
-    return _row(row.get("filename") or where, smiles, nucleus, row["nmr_solvent"], atoms, coords, mask, np.full(atoms.size, np.nan), observed, canon)
+        raise Rejected(
+            "count_mismatch",
+            f"{observed.size} values for {int(mask.sum())} {'H atoms' if nucleus == '1H' else 'carbon classes'}",
+        )
+    return _row(
+        row.get("filename") or where,
+        smiles,
+        nucleus,
+        row["nmr_solvent"],
+        atoms,
+        coords,
+        mask,
+        np.full(atoms.size, np.nan),
+        observed,
+        canon,
+    )
 
 
-def unlabelled_rows(path: Path, settings: dict[str, Any], cache: ConformerCache, log_: RejectionLog, outcomes: list[str]) -> Iterator[dict[str, Any]]:
+def unlabelled_rows(
+    path: Path, settings: dict[str, Any], cache: ConformerCache, log_: RejectionLog, outcomes: list[str]
+) -> Iterator[dict[str, Any]]:
     """Records from an NMRexp table; ``outcomes`` gets 'kept' or the rejection reason of every row."""
     index = 0
     for frame in literature_batches(path):
@@ -183,7 +218,9 @@ def assign_folds(frame: pd.DataFrame, n_folds: int, seed: int) -> pd.DataFrame:
     return frame.assign(fold=frame["smiles"].map(fold).astype(np.int64))
 
 
-def _deduplicate(rows: list[dict[str, Any]], exclude: set[str], log_: RejectionLog, outcomes: list[str], positions: list[int]) -> list[dict[str, Any]]:
+def _deduplicate(
+    rows: list[dict[str, Any]], exclude: set[str], log_: RejectionLog, outcomes: list[str], positions: list[int]
+) -> list[dict[str, Any]]:
     """Drop repeated (SMILES, nucleus) pairs and compounds of the labelled benchmark (no overlap)."""
     seen, kept = set(), []
     for row, pos in zip(rows, positions):
@@ -227,7 +264,9 @@ def main(job: Job) -> None:
     settings = job.params.settings
     for entry in raw["files"]:
         if sha256(entry["path"]) != entry["sha256"]:
-            raise InputError(entry["path"], "changed since it was listed in raw.json (sha256 differs); rerun spectra_raw")
+            raise InputError(
+                entry["path"], "changed since it was listed in raw.json (sha256 differs); rerun spectra_raw"
+            )
     cache = ConformerCache(job.params.conformer_dir)
     rejections = RejectionLog()
     labelled: list[dict[str, Any]] = []
@@ -259,6 +298,9 @@ def main(job: Job) -> None:
             "records": counts,
             "rdkit": rdBase.rdkitVersion,
             "settings": settings,
-            "outputs": {name: {"path": str(p), "sha256": sha256(p)} for name, p in (("labelled", job.output.labelled), ("unlabelled", job.output.unlabelled))},
+            "outputs": {
+                name: {"path": str(p), "sha256": sha256(p)}
+                for name, p in (("labelled", job.output.labelled), ("unlabelled", job.output.unlabelled))
+            },
         },
     )

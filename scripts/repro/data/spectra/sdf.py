@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import gzip
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from rdkit import Chem, rdBase
 

@@ -39,7 +39,11 @@ NMREXP_COLUMNS = [
     "atom_number_diff_env",
     "atom_number_abstract",
 ]
-SDF_SOLVENT_NAMES = {"CDCl3": "0:Chloroform-D1 (CDCl3)", "DMSO-d6": "0:Dimethylsulphoxide-D6 (DMSO-D6)", "other": "0:Methanol-D4 (CD3OD)"}
+SDF_SOLVENT_NAMES = {
+    "CDCl3": "0:Chloroform-D1 (CDCl3)",
+    "DMSO-d6": "0:Dimethylsulphoxide-D6 (DMSO-D6)",
+    "other": "0:Methanol-D4 (CD3OD)",
+}
 TEXT_SOLVENT_NAMES = {"CDCl3": "CDCl3", "DMSO-d6": "DMSO-d6", "other": "CD3OD"}
 MALFORMED_KINDS = ("not_monotone", "count_mismatch", "out_of_range", "broad_range", "unparsable_text", "bad_smiles")
 
@@ -95,7 +99,9 @@ def _corrupt(kind: str, nucleus: str, h_peaks: list, c_peaks: list, rng: np.rand
         if kind == "not_monotone":
             if len(values) < 3 or values[0] <= values[1]:
                 return None
-            return render_carbon_text(values).replace(f"{values[0]:.1f}, {values[1]:.1f}", f"{values[1]:.1f}, {values[0]:.1f}", 1), ""
+            return render_carbon_text(values).replace(
+                f"{values[0]:.1f}, {values[1]:.1f}", f"{values[1]:.1f}, {values[0]:.1f}", 1
+            ), ""
         if kind == "count_mismatch":
             return (render_carbon_text(values[1:]), "") if len(values) >= 2 else None
         if kind == "out_of_range":
@@ -125,7 +131,9 @@ def _split_top(text: str) -> list[str]:
     return parts + [current.strip()]
 
 
-def generate(out_dir: str | os.PathLike, molecules_file: str | os.PathLike, settings: dict[str, Any]) -> dict[str, Path]:
+def generate(
+    out_dir: str | os.PathLike, molecules_file: str | os.PathLike, settings: dict[str, Any]
+) -> dict[str, Path]:
     """Write the synthetic SD file, literature parquet and truth file under ``out_dir``; return their paths."""
     out_dir = Path(out_dir)
     rng = np.random.default_rng(settings["seed"])
@@ -145,7 +153,11 @@ def generate(out_dir: str | os.PathLike, molecules_file: str | os.PathLike, sett
         classes = symmetry_classes(mol_h)
         shifts = noisy_shifts(mol_h, solvent, classes, rng, noise)
         if i < settings["n_labelled"]:
-            carbons = [(shifts["13C"][a.GetIdx()], "SDTQ"[min(a.GetTotalNumHs(includeNeighbors=True), 3)], a.GetIdx()) for a in mol_h.GetAtoms() if a.GetSymbol() == "C"]
+            carbons = [
+                (shifts["13C"][a.GetIdx()], "SDTQ"[min(a.GetTotalNumHs(includeNeighbors=True), 3)], a.GetIdx())
+                for a in mol_h.GetAtoms()
+                if a.GetSymbol() == "C"
+            ]
             protons = [(shifts["1H"][a.GetIdx()], "S", a.GetIdx()) for a in mol_h.GetAtoms() if a.GetSymbol() == "H"]
             props = {
                 "nmrshiftdb2 ID": f"synthetic-{i:05d}",
@@ -168,7 +180,11 @@ def generate(out_dir: str | os.PathLike, molecules_file: str | os.PathLike, sett
             if text is None:
                 as_range = list(rng.random(len(h_peaks)) < 0.2)
                 text = render_proton_text(h_peaks, as_range) if nucleus == "1H" else render_carbon_text(c_peaks)
-            processed = [(p[2], "", f"{p[1]}H", p[0], p[0]) for p in h_peaks] if nucleus == "1H" else [("", "", "", v, v) for v in c_peaks]
+            processed = (
+                [(p[2], "", f"{p[1]}H", p[0], p[0]) for p in h_peaks]
+                if nucleus == "1H"
+                else [("", "", "", v, v) for v in c_peaks]
+            )
             rows.append(
                 {
                     "filename": f"10.0000/synthetic.{i:05d}",
@@ -188,10 +204,16 @@ def generate(out_dir: str | os.PathLike, molecules_file: str | os.PathLike, sett
                 }
             )
             truth.append({"row": len(rows) - 1, "kind": kind, "nucleus": nucleus})
-    paths = {"labelled_sdf": out_dir / "nmrshiftdb2withsignals.sd", "literature": out_dir / "NMRexp_synthetic.parquet", "truth": out_dir / "truth.json"}
+    paths = {
+        "labelled_sdf": out_dir / "nmrshiftdb2withsignals.sd",
+        "literature": out_dir / "NMRexp_synthetic.parquet",
+        "truth": out_dir / "truth.json",
+    }
     with atomic_path(paths["labelled_sdf"]) as tmp:
         write_sdf(tmp, sdf_entries)
     with atomic_path(paths["literature"]) as tmp:
         pd.DataFrame(rows, columns=NMREXP_COLUMNS).to_parquet(tmp, index=False)
-    write_json(paths["truth"], {"note": "synthetic rows; kind != 'clean' marks a deliberately malformed row", "rows": truth})
+    write_json(
+        paths["truth"], {"note": "synthetic rows; kind != 'clean' marks a deliberately malformed row", "rows": truth}
+    )
     return paths

@@ -61,10 +61,15 @@ def _proton_shift(hydrogen: Chem.Atom) -> float:
     carrier = hydrogen.GetNeighbors()[0]
     sym = carrier.GetSymbol()
     if sym == "O":
-        acid = any(n.GetSymbol() == "C" and any(b.GetBondType() == Chem.BondType.DOUBLE for b in n.GetBonds()) for n in carrier.GetNeighbors())
+        acid = any(
+            n.GetSymbol() == "C" and any(b.GetBondType() == Chem.BondType.DOUBLE for b in n.GetBonds())
+            for n in carrier.GetNeighbors()
+        )
         return 11.0 if acid else 2.1 + 2.6 * any(n.GetIsAromatic() for n in carrier.GetNeighbors())
     if sym == "N":
-        return 1.6 + 4.2 * any(n.GetIsAromatic() or n.GetHybridization() == Chem.HybridizationType.SP2 for n in carrier.GetNeighbors())
+        return 1.6 + 4.2 * any(
+            n.GetIsAromatic() or n.GetHybridization() == Chem.HybridizationType.SP2 for n in carrier.GetNeighbors()
+        )
     if sym != "C":
         return 1.5
     if carrier.GetIsAromatic():
@@ -84,10 +89,19 @@ def _proton_shift(hydrogen: Chem.Atom) -> float:
         if any(b.GetBondType() == Chem.BondType.DOUBLE for b in other.GetBonds()) and not carrier.GetIsAromatic():
             shift += 0.6
         for second in other.GetNeighbors():
-            if carrier.GetIsAromatic() and second.GetIdx() != carrier.GetIdx() and not second.GetIsAromatic() and second.GetSymbol() != "H":
+            if (
+                carrier.GetIsAromatic()
+                and second.GetIdx() != carrier.GetIdx()
+                and not second.GetIsAromatic()
+                and second.GetSymbol() != "H"
+            ):
                 shift += 0.12 * len(second.GetNeighbors()) - 0.25 * second.GetTotalNumHs() + 0.1
             if second.GetIdx() != carrier.GetIdx() and second.GetSymbol() not in ("C", "H"):
-                shift += 0.15 * (ELECTRONEGATIVITY.get(second.GetSymbol(), 2.5) - 2.55) * (1.5 if carrier.GetIsAromatic() else 1.0)
+                shift += (
+                    0.15
+                    * (ELECTRONEGATIVITY.get(second.GetSymbol(), 2.5) - 2.55)
+                    * (1.5 if carrier.GetIsAromatic() else 1.0)
+                )
     return shift
 
 
@@ -100,12 +114,16 @@ def teacher_shifts(mol_h: Chem.Mol, solvent: str) -> dict[str, np.ndarray]:
             c13[atom.GetIdx()] = _carbon_shift(atom) + SOLVENT_OFFSET_13C[solvent]
         elif atom.GetSymbol() == "H":
             carrier = atom.GetNeighbors()[0]
-            offset = EXCHANGEABLE_OFFSET_1H[solvent] if carrier.GetSymbol() in ("O", "N") else SOLVENT_OFFSET_1H[solvent]
+            offset = (
+                EXCHANGEABLE_OFFSET_1H[solvent] if carrier.GetSymbol() in ("O", "N") else SOLVENT_OFFSET_1H[solvent]
+            )
             h1[atom.GetIdx()] = _proton_shift(atom) + offset
     return {"13C": c13, "1H": h1}
 
 
-def noisy_shifts(mol_h: Chem.Mol, solvent: str, classes: np.ndarray, rng: np.random.Generator, noise: dict[str, float]) -> dict[str, np.ndarray]:
+def noisy_shifts(
+    mol_h: Chem.Mol, solvent: str, classes: np.ndarray, rng: np.random.Generator, noise: dict[str, float]
+) -> dict[str, np.ndarray]:
     """Teacher shifts plus N(0, sd) noise drawn once per symmetry class, so equivalent atoms stay equal."""
     out = teacher_shifts(mol_h, solvent)
     per_class = {nucleus: rng.normal(0.0, noise[nucleus], size=int(classes.max()) + 1) for nucleus in out}

@@ -15,8 +15,8 @@ import pandas as pd
 
 from repro.data.atlas.layout import ca_name
 from repro.io import InputError
-from repro.papers.biodynaspec.iwfd import spectrum_to_window, window_spectrum
 from repro.papers.biodynaspec.geometry import superpose
+from repro.papers.biodynaspec.iwfd import spectrum_to_window, window_spectrum
 
 AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
 REPRESENTATIONS = ("spectral", "time")
@@ -44,7 +44,7 @@ def sliding_windows(ca: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     if n < 1:
         return np.empty((0,) + ca.shape[1:]), np.empty((0, size) + ca.shape[1:])
     anchors = ca[:n]
-    frames = np.stack([ca[a + 1:a + size + 1] for a in range(n)])
+    frames = np.stack([ca[a + 1 : a + size + 1] for a in range(n)])
     return anchors, superpose(frames, anchors[:, None]) - anchors[:, None]
 
 
@@ -63,7 +63,7 @@ def from_slots(slots: np.ndarray, representation: str, size: int) -> np.ndarray:
 
 def slot_scales(slots: np.ndarray) -> np.ndarray:
     """Root-mean-square of each slot over windows, residues and features (``[S]``; never 0)."""
-    rms = np.sqrt((slots ** 2).mean(axis=(0, 2, 3)))
+    rms = np.sqrt((slots**2).mean(axis=(0, 2, 3)))
     return np.where(rms > 1e-6, rms, 1.0)
 
 
@@ -77,8 +77,9 @@ class WindowSet:
     deltas: np.ndarray
 
 
-def training_windows(processed: Path, meta: pd.DataFrame, names: list[str], replicates: list[int],
-                     size: int) -> list[WindowSet]:
+def training_windows(
+    processed: Path, meta: pd.DataFrame, names: list[str], replicates: list[int], size: int
+) -> list[WindowSet]:
     """Sliding windows of every listed protein's wanted replicates."""
     sets = []
     for name in names:
@@ -89,8 +90,7 @@ def training_windows(processed: Path, meta: pd.DataFrame, names: list[str], repl
         anchors = np.concatenate([p[0] for p in parts])
         if len(anchors) == 0:
             continue
-        sets.append(WindowSet(name, residue_types(rows["sequence"].iloc[0]), anchors,
-                              np.concatenate([p[1] for p in parts])))
+        sets.append(
+            WindowSet(name, residue_types(rows["sequence"].iloc[0]), anchors, np.concatenate([p[1] for p in parts]))
+        )
     return sets
-
-

@@ -53,25 +53,30 @@ def score_item(trajs: np.ndarray, true: np.ndarray, md_all: np.ndarray, settings
     gen_s = gen[M.random_subset(len(gen), n, 137)]
     md1 = md_all[M.random_subset(len(md_all), n, 137)]
     md1k = md_all[M.random_subset(len(md_all), 1000, 138)]
-    out.update({
-        "rmwd": M.rmwd(md1k, gen_s),
-        "md_pca_w2": M.pca_w2(md_all, md1, gen_s, k=settings["pca_k"]),
-        "joint_pca_w2": M.pca_w2(md_all, md1, gen_s, k=settings["pca_k"], joint=True),
-        "cfre": M.cfre(md_all, gen),
-    })
+    out.update(
+        {
+            "rmwd": M.rmwd(md1k, gen_s),
+            "md_pca_w2": M.pca_w2(md_all, md1, gen_s, k=settings["pca_k"]),
+            "joint_pca_w2": M.pca_w2(md_all, md1, gen_s, k=settings["pca_k"], joint=True),
+            "cfre": M.cfre(md_all, gen),
+        }
+    )
     if len(true) >= settings["min_ensemble_frames"]:
-        md_traj = superpose(true[:1 + settings["num_frames"]], start)
-        out["pca_psd_logcorr"] = M.pca_psd_logcorr(md_traj, [superpose(t, start) for t in trajs], md_all,
-                                                   k=settings["psd_pcs"])
+        md_traj = superpose(true[: 1 + settings["num_frames"]], start)
+        out["pca_psd_logcorr"] = M.pca_psd_logcorr(
+            md_traj, [superpose(t, start) for t in trajs], md_all, k=settings["psd_pcs"]
+        )
     return out
 
 
 def summarise(per_item: dict[str, dict], s_report: int) -> dict:
     """Mean R_s at ``s_report`` over items long enough, mean curve, medians of ensemble metrics."""
     curves = [v["r_s"] for v in per_item.values() if len(v["r_s"]) >= s_report]
-    out = {"r_s_report": float(np.mean([c[s_report - 1] for c in curves])) if curves else None,
-           "r_s_curve": np.mean([c[:s_report] for c in curves], 0).tolist() if curves else [],
-           "n_items_r_s": len(curves)}
+    out = {
+        "r_s_report": float(np.mean([c[s_report - 1] for c in curves])) if curves else None,
+        "r_s_curve": np.mean([c[:s_report] for c in curves], 0).tolist() if curves else [],
+        "n_items_r_s": len(curves),
+    }
     for key in ENSEMBLE_KEYS:
         values = [v[key] for v in per_item.values() if key in v]
         out[key] = float(np.median(values)) if values else None
@@ -82,43 +87,99 @@ def claims_for(summary: dict, checks: dict, synth: dict, settings: dict, scale: 
     s = settings["rs_report"]
     ours, time_ar, flow = (summary.get(m, {}).get("r_s_report") for m in ("biodynaspec", "time_ar", "flow"))
     claims = [
-        Claim("iwfd_exact", "IWFD (windowed real FFT, weighted overlap-add) reconstructs a held-out float32 "
-              "C-alpha trajectory exactly (max error < 1e-4 Å)", "smoke", checks["iwfd_max_error_boxcar_A"],
-              Test("<", 1e-4), details={k: v for k, v in checks.items() if k != "truncation_errors_A"}),
-        Claim("iwfd_parseval", "Parseval holds per window (one-sided spectrum, interior bins counted twice)",
-              "smoke", checks["parseval_max_rel_dev"], Test("<", 1e-9)),
-        Claim("iwfd_band_truncation_monotone", "keeping more low bands never increases the reconstruction error",
-              "smoke", checks["truncation_max_increase_A"], Test("<=", 1e-12)),
+        Claim(
+            "iwfd_exact",
+            "IWFD (windowed real FFT, weighted overlap-add) reconstructs a held-out float32 "
+            "C-alpha trajectory exactly (max error < 1e-4 Å)",
+            "smoke",
+            checks["iwfd_max_error_boxcar_A"],
+            Test("<", 1e-4),
+            details={k: v for k, v in checks.items() if k != "truncation_errors_A"},
+        ),
+        Claim(
+            "iwfd_parseval",
+            "Parseval holds per window (one-sided spectrum, interior bins counted twice)",
+            "smoke",
+            checks["parseval_max_rel_dev"],
+            Test("<", 1e-9),
+        ),
+        Claim(
+            "iwfd_band_truncation_monotone",
+            "keeping more low bands never increases the reconstruction error",
+            "smoke",
+            checks["truncation_max_increase_A"],
+            Test("<=", 1e-12),
+        ),
     ]
     ratio = synth["cfre_all"] / synth["cfre_short"]
     claims += [
-        Claim("synthetic_cfre_converges", f"on ANM trajectories the C-alpha covariance error against the exact kT H^+ "
-              f"shrinks with length: CFRE({synth['all_frames']} frames) / CFRE({synth['short_frames']}) < 0.5 "
-              f"(1/sqrt(N) predicts {np.sqrt(synth['short_frames'] / synth['all_frames']):.2f})", "smoke", ratio,
-              Test("<", 0.5), details=synth),
-        Claim("synthetic_spectral_beats_iid_psd", "on ANM trajectories a spectral generator (independent Gaussian "
-              "Fourier coefficients) has a higher PCA-PSD-LogCorr (our definition) than i.i.d. frames from the same "
-              "per-atom Gaussians", "smoke", synth["logcorr_spectral"], Test(">", synth["logcorr_iid"]),
-              details=synth),
+        Claim(
+            "synthetic_cfre_converges",
+            f"on ANM trajectories the C-alpha covariance error against the exact kT H^+ "
+            f"shrinks with length: CFRE({synth['all_frames']} frames) / CFRE({synth['short_frames']}) < 0.5 "
+            f"(1/sqrt(N) predicts {np.sqrt(synth['short_frames'] / synth['all_frames']):.2f})",
+            "smoke",
+            ratio,
+            Test("<", 0.5),
+            details=synth,
+        ),
+        Claim(
+            "synthetic_spectral_beats_iid_psd",
+            "on ANM trajectories a spectral generator (independent Gaussian "
+            "Fourier coefficients) has a higher PCA-PSD-LogCorr (our definition) than i.i.d. frames from the same "
+            "per-atom Gaussians",
+            "smoke",
+            synth["logcorr_spectral"],
+            Test(">", synth["logcorr_iid"]),
+            details=synth,
+        ),
     ]
     if ours is not None and time_ar is not None:
-        claims.append(Claim("r_s_vs_time_domain", f"BioDynaSpec has lower R_{s} than the time-domain AR baseline "
-                            "on held-out trajectories", "smoke", ours, Test("<", time_ar),
-                            details={"biodynaspec": ours, "time_ar": time_ar}))
+        claims.append(
+            Claim(
+                "r_s_vs_time_domain",
+                f"BioDynaSpec has lower R_{s} than the time-domain AR baseline on held-out trajectories",
+                "smoke",
+                ours,
+                Test("<", time_ar),
+                details={"biodynaspec": ours, "time_ar": time_ar},
+            )
+        )
     if ours is not None and flow is not None:
-        claims.append(Claim("r_s_vs_mdgen_style", f"BioDynaSpec has lower R_{s} than the MDGen-style flow-matching "
-                            "baseline on held-out trajectories", "smoke", ours, Test("<", flow),
-                            details={"biodynaspec": ours, "flow": flow}))
+        claims.append(
+            Claim(
+                "r_s_vs_mdgen_style",
+                f"BioDynaSpec has lower R_{s} than the MDGen-style flow-matching baseline on held-out trajectories",
+                "smoke",
+                ours,
+                Test("<", flow),
+                details={"biodynaspec": ours, "flow": flow},
+            )
+        )
     if scale == "full":
         bds = summary.get("biodynaspec", {})
-        for key, metric in (("r_250", "r_s_report"), ("rmwd", "rmwd"), ("md_pca_w2", "md_pca_w2"),
-                            ("joint_pca_w2", "joint_pca_w2"), ("pca_psd_logcorr", "pca_psd_logcorr"),
-                            ("cfre", "cfre")):
+        for key, metric in (
+            ("r_250", "r_s_report"),
+            ("rmwd", "rmwd"),
+            ("md_pca_w2", "md_pca_w2"),
+            ("joint_pca_w2", "joint_pca_w2"),
+            ("pca_psd_logcorr", "pca_psd_logcorr"),
+            ("cfre", "cfre"),
+        ):
             entry = reported[key]
             test = Test("within", entry["value"], rel_tol=entry.get("rel_tol", 0.0), abs_tol=entry.get("abs_tol", 0.0))
-            claims.append(Claim(f"paper_{key}", entry["statement"], "full", bds.get(metric), test,
-                                paper_value=entry["value"], paper_source=entry["source"],
-                                details={"definition": entry.get("definition", "paper")}))
+            claims.append(
+                Claim(
+                    f"paper_{key}",
+                    entry["statement"],
+                    "full",
+                    bds.get(metric),
+                    test,
+                    paper_value=entry["value"],
+                    paper_source=entry["source"],
+                    details={"definition": entry.get("definition", "paper")},
+                )
+            )
     return claims
 
 
@@ -142,9 +203,17 @@ def main(job) -> None:
         types = residue_types(meta.loc[meta["name"] == name, "sequence"].iloc[0])
         for model in settings["models"]:
             net, scales = nets.get(model, (None, None))
-            trajs = generate(model, net, scales, true[0], types, min(settings["num_frames"], len(true) - 1),
-                             settings["window"],
-                             settings["n_samples"], seed=int(job.params.seed) + i)
+            trajs = generate(
+                model,
+                net,
+                scales,
+                true[0],
+                types,
+                min(settings["num_frames"], len(true) - 1),
+                settings["window"],
+                settings["n_samples"],
+                seed=int(job.params.seed) + i,
+            )
             samples[f"{model}/{key}"] = trajs.astype(np.float32)
             per_model[model][key] = score_item(trajs, true, md_all, settings)
             log.info("%s %s: R_s(last)=%.3f", model, key, per_model[model][key]["r_s"][-1])
@@ -153,15 +222,29 @@ def main(job) -> None:
     summary = {m: summarise(per_model[m], settings["rs_report"]) for m in settings["models"]}
     train_name = read_split(Path(job.input.splits) / "atlas_train.csv")[0]
     train_rep = int(meta.loc[meta["name"] == train_name, "replicate"].min())
-    synth = synthetic_checks(load_ca(processed, train_name, train_rep)[0].astype(np.float64), settings["window"],
-                             settings["synthetic_frames"], 3, settings["num_frames"], int(job.params.seed))
-    write_json(job.output.metrics, {
-        "scale": scale, "s_report": settings["rs_report"], "items": [list(i[:2]) for i in items],
-        "summary": summary, "per_item": per_model, "iwfd_checks": checks, "synthetic": synth,
-        "labels": {m: MODELS[m].label for m in settings["models"]},
-        "paper": {k: v["value"] for k, v in reported.items()},
-        "ours_definitions": ["pca_psd_logcorr", "cfre"],
-    })
+    synth = synthetic_checks(
+        load_ca(processed, train_name, train_rep)[0].astype(np.float64),
+        settings["window"],
+        settings["synthetic_frames"],
+        3,
+        settings["num_frames"],
+        int(job.params.seed),
+    )
+    write_json(
+        job.output.metrics,
+        {
+            "scale": scale,
+            "s_report": settings["rs_report"],
+            "items": [list(i[:2]) for i in items],
+            "summary": summary,
+            "per_item": per_model,
+            "iwfd_checks": checks,
+            "synthetic": synth,
+            "labels": {m: MODELS[m].label for m in settings["models"]},
+            "paper": {k: v["value"] for k, v in reported.items()},
+            "ours_definitions": ["pca_psd_logcorr", "cfre"],
+        },
+    )
     with atomic_path(job.output.samples) as tmp:
         with open(tmp, "wb") as handle:
             np.savez_compressed(handle, **samples)

@@ -8,8 +8,14 @@ from scipy import signal
 from repro.io import read_json, write_text
 from repro.plotting import PALETTE, save, subplots
 
-TABLE_KEYS = [("r_s_report", "R_s (Å)"), ("rmwd", "RMWD (Å)"), ("md_pca_w2", "MD PCA W2"),
-              ("joint_pca_w2", "Joint PCA W2"), ("pca_psd_logcorr", "PSD-LogCorr*"), ("cfre", "CFRE*")]
+TABLE_KEYS = [
+    ("r_s_report", "R_s (Å)"),
+    ("rmwd", "RMWD (Å)"),
+    ("md_pca_w2", "MD PCA W2"),
+    ("joint_pca_w2", "Joint PCA W2"),
+    ("pca_psd_logcorr", "PSD-LogCorr*"),
+    ("cfre", "CFRE*"),
+]
 
 
 def _pca(md_all: np.ndarray, k: int):
@@ -67,7 +73,11 @@ def psd_figure(samples, metrics: dict, path, n_pcs: int = 2) -> None:
         key = items[0]
         mean, comps = _pca(samples[f"md/{key}"], n_pcs)
         true = samples[f"true/{key}"]
-        n = min(len(true), samples[f"biodynaspec/{key}"].shape[1]) if f"biodynaspec/{key}" in samples.files else len(true)
+        n = (
+            min(len(true), samples[f"biodynaspec/{key}"].shape[1])
+            if f"biodynaspec/{key}" in samples.files
+            else len(true)
+        )
         f, md_psd = signal.periodogram(_project(true[:n], mean, comps), axis=0)
         for pc, ax in enumerate(axes[0]):
             ax.loglog(f[1:], md_psd[1:, pc], color="k", label="MD")
@@ -86,11 +96,15 @@ def table_markdown(metrics: dict) -> str:
         cells = ["–" if summ.get(k) is None else f"{summ[k]:.3f}" for k, _ in TABLE_KEYS]
         lines.append(f"| {metrics['labels'][model]} | " + " | ".join(cells) + " |")
     paper = metrics["paper"]
-    cells = [f"{paper[k]:.3f}" if k in paper else "–"
-             for k in ("r_250", "rmwd", "md_pca_w2", "joint_pca_w2", "pca_psd_logcorr", "cfre")]
+    cells = [
+        f"{paper[k]:.3f}" if k in paper else "–"
+        for k in ("r_250", "rmwd", "md_pca_w2", "joint_pca_w2", "pca_psd_logcorr", "cfre")
+    ]
     lines.append("| paper BioDynaSpec (ATLAS test, full scale) | " + " | ".join(cells) + " |")
-    note = (f"\nR_s at s = {metrics['s_report']}; ensemble metrics are medians over items; "
-            "* = our definition (the paper's is not public); C-alpha only; scale: " + metrics["scale"] + "\n")
+    note = (
+        f"\nR_s at s = {metrics['s_report']}; ensemble metrics are medians over items; "
+        "* = our definition (the paper's is not public); C-alpha only; scale: " + metrics["scale"] + "\n"
+    )
     return "\n".join(lines) + "\n" + note
 
 
@@ -102,10 +116,16 @@ def table_figure(metrics: dict, path) -> None:
     for model, summ in metrics["summary"].items():
         rows.append([model] + ["–" if summ.get(k) is None else f"{summ[k]:.3f}" for k, _ in TABLE_KEYS])
     paper = metrics["paper"]
-    rows.append(["paper (full scale)"] + [f"{paper[k]:.3f}" for k in
-                ("r_250", "rmwd", "md_pca_w2", "joint_pca_w2", "pca_psd_logcorr", "cfre")])
-    table = ax.table(cellText=rows, colLabels=["model"] + [label for _, label in TABLE_KEYS], loc="center",
-                     colWidths=[0.22] + [0.13] * len(TABLE_KEYS))
+    rows.append(
+        ["paper (full scale)"]
+        + [f"{paper[k]:.3f}" for k in ("r_250", "rmwd", "md_pca_w2", "joint_pca_w2", "pca_psd_logcorr", "cfre")]
+    )
+    table = ax.table(
+        cellText=rows,
+        colLabels=["model"] + [label for _, label in TABLE_KEYS],
+        loc="center",
+        colWidths=[0.22] + [0.13] * len(TABLE_KEYS),
+    )
     table.auto_set_font_size(False)
     table.set_fontsize(7)
     ax.set_title(f"BioDynaSpec reproduction ({metrics['scale']} scale); * = our metric definition")

@@ -21,8 +21,17 @@ def load_model(path, settings: dict):
     return net, np.asarray(ckpt["scales"])
 
 
-def generate(name: str, net, scales: np.ndarray | None, start: np.ndarray, types: np.ndarray, num_frames: int,
-             window: int, n_samples: int, seed: int) -> np.ndarray:
+def generate(
+    name: str,
+    net,
+    scales: np.ndarray | None,
+    start: np.ndarray,
+    types: np.ndarray,
+    num_frames: int,
+    window: int,
+    n_samples: int,
+    seed: int,
+) -> np.ndarray:
     """``n_samples`` trajectories ``[n_samples, 1 + num_frames, L, 3]`` starting at frame ``start [L, 3]``."""
     if MODELS[name].network == "none":
         return np.repeat(start[None, None], n_samples, 0).repeat(1 + num_frames, 1)
@@ -32,10 +41,11 @@ def generate(name: str, net, scales: np.ndarray | None, start: np.ndarray, types
     for _ in range(n_samples):
         anchor, deltas = start.astype(np.float64), []
         for _ in range(math.ceil(num_frames / window)):
-            slots = net.sample(torch.as_tensor(anchor[None], dtype=torch.float32),
-                               torch.as_tensor(types[None]), generator)[0].numpy()
+            slots = net.sample(
+                torch.as_tensor(anchor[None], dtype=torch.float32), torch.as_tensor(types[None]), generator
+            )[0].numpy()
             delta = from_slots(slots * scales[:, None, None], rep, window)
             deltas.append(delta)
             anchor = anchor + delta[-1]
-        trajs.append(compose_windows(start, np.stack(deltas))[:1 + num_frames])
+        trajs.append(compose_windows(start, np.stack(deltas))[: 1 + num_frames])
     return np.stack(trajs)

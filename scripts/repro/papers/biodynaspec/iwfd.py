@@ -42,12 +42,13 @@ def windowed_rfft(x: np.ndarray, size: int, hop: int | None = None, window: str 
     """Complex coefficients ``[n_windows, size // 2 + 1, ...]`` of ``x [T, ...]``."""
     hop = hop or size
     taper = analysis_window(window, size).reshape((size,) + (1,) * (x.ndim - 1))
-    segments = np.stack([x[s:s + size] * taper for s in window_starts(len(x), size, hop)])
+    segments = np.stack([x[s : s + size] * taper for s in window_starts(len(x), size, hop)])
     return np.fft.rfft(segments, axis=1)
 
 
-def inverse_windowed_rfft(coeffs: np.ndarray, n: int, size: int, hop: int | None = None,
-                          window: str = "boxcar") -> np.ndarray:
+def inverse_windowed_rfft(
+    coeffs: np.ndarray, n: int, size: int, hop: int | None = None, window: str = "boxcar"
+) -> np.ndarray:
     """Exact inverse of :func:`windowed_rfft` for a signal of ``n`` samples (weighted overlap-add)."""
     hop = hop or size
     taper = analysis_window(window, size)
@@ -56,8 +57,8 @@ def inverse_windowed_rfft(coeffs: np.ndarray, n: int, size: int, hop: int | None
     weight = np.zeros(n)
     shape = (size,) + (1,) * (segments.ndim - 2)
     for segment, start in zip(segments, window_starts(n, size, hop), strict=True):
-        out[start:start + size] += segment * taper.reshape(shape)
-        weight[start:start + size] += taper ** 2
+        out[start : start + size] += segment * taper.reshape(shape)
+        weight[start : start + size] += taper**2
     if (weight <= 0).any():
         raise ValueError("some samples are not covered by a non-zero window weight; not invertible")
     return out / weight.reshape((n,) + (1,) * (out.ndim - 1))
@@ -70,7 +71,7 @@ def anchored_windows(ca: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]
     """
     n_win = (len(ca) - 1) // size
     anchors = ca[np.arange(n_win) * size]
-    frames = np.stack([ca[w * size + 1:(w + 1) * size + 1] for w in range(n_win)])
+    frames = np.stack([ca[w * size + 1 : (w + 1) * size + 1] for w in range(n_win)])
     aligned = superpose(frames, anchors[:, None])
     return anchors, aligned - anchors[:, None]
 

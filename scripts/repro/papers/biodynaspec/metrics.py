@@ -20,8 +20,9 @@ from scipy import linalg, optimize, signal, sparse, stats
 from repro.papers.biodynaspec.geometry import superpose
 
 
-def r_s_curve(generated: np.ndarray, true: np.ndarray, include_first: bool = False,
-              per_frame: bool = True) -> np.ndarray:
+def r_s_curve(
+    generated: np.ndarray, true: np.ndarray, include_first: bool = False, per_frame: bool = True
+) -> np.ndarray:
     """``R_s`` for s = 1..S (``[S]``): running mean of per-frame RMSD of ``generated`` vs ``true`` ``[T, L, 3]``.
 
     Frame 0 (the conditioning frame) is skipped unless ``include_first``.
@@ -47,12 +48,13 @@ def gaussian_w2(mu1: np.ndarray, cov1: np.ndarray, mu2: np.ndarray, cov2: np.nda
 
 def rmwd(md: np.ndarray, gen: np.ndarray) -> float:
     """Root mean W2 between per-atom Gaussians fitted to two ensembles ``[N_frames, n_atoms, 3]``."""
+
     def fit(x):
         centred = x - x.mean(0)
         return x.mean(0), np.einsum("fai,faj->aij", centred, centred) / max(len(x) - 1, 1)
 
     m, v = gaussian_w2(*fit(np.asarray(md, np.float64)), *fit(np.asarray(gen, np.float64)))
-    return float(np.sqrt(np.mean(m ** 2) + np.mean(v ** 2)))
+    return float(np.sqrt(np.mean(m**2) + np.mean(v**2)))
 
 
 def w2_point_clouds(a: np.ndarray, b: np.ndarray) -> float:
@@ -62,9 +64,13 @@ def w2_point_clouds(a: np.ndarray, b: np.ndarray) -> float:
     cost = ((a[:, None] - b[None]) ** 2).sum(-1)
     rows = sparse.kron(sparse.eye(n), np.ones((1, m)))
     cols = sparse.kron(np.ones((1, n)), sparse.eye(m))
-    res = optimize.linprog(cost.ravel(), A_eq=sparse.vstack([rows, cols]).tocsr(),
-                           b_eq=np.concatenate([np.full(n, 1 / n), np.full(m, 1 / m)]),
-                           bounds=(0, None), method="highs")
+    res = optimize.linprog(
+        cost.ravel(),
+        A_eq=sparse.vstack([rows, cols]).tocsr(),
+        b_eq=np.concatenate([np.full(n, 1 / n), np.full(m, 1 / m)]),
+        bounds=(0, None),
+        method="highs",
+    )
     if not res.success:
         raise RuntimeError(f"transport LP failed: {res.message}")
     return float(np.sqrt(max(res.fun, 0.0)))
@@ -104,13 +110,16 @@ def pca_psd_logcorr(md_traj: np.ndarray, gen_trajs: list[np.ndarray], md_all: np
     md_psd = psd(md_traj)
     gen_psd = np.mean([psd(g) for g in gen_trajs], axis=0)
     tiny = 1e-12
-    corrs = [stats.pearsonr(np.log10(gen_psd[:, i] + tiny), np.log10(md_psd[:, i] + tiny)).statistic
-             for i in range(comps.shape[0])]
+    corrs = [
+        stats.pearsonr(np.log10(gen_psd[:, i] + tiny), np.log10(md_psd[:, i] + tiny)).statistic
+        for i in range(comps.shape[0])
+    ]
     return float(np.mean(corrs))
 
 
 def cfre(md: np.ndarray, gen: np.ndarray) -> float:
     """Ours: relative Frobenius error of the 3L x 3L positional covariance of ``gen`` against ``md``."""
+
     def cov(x):
         flat = np.asarray(x, np.float64).reshape(len(x), -1)
         return np.cov(flat, rowvar=False)

@@ -27,8 +27,9 @@ class IRFCBias(nn.Module):
     0.05 Å in distance), so the Gaussians cost O(grid) instead of O(B L^2 M).
     """
 
-    def __init__(self, heads: int, kernels: int = 16, max_distance: float = 20.0, grid_step: float = 0.1,
-                 grid_max: float = 200.0):
+    def __init__(
+        self, heads: int, kernels: int = 16, max_distance: float = 20.0, grid_step: float = 0.1, grid_max: float = 200.0
+    ):
         super().__init__()
         self.mu = nn.Parameter(torch.linspace(0.0, max_distance, kernels))
         self.log_sigma = nn.Parameter(torch.full((kernels,), math.log(max_distance / kernels)))
@@ -108,8 +109,17 @@ class SlotDiffusion(nn.Module):
     the clipped clean estimate, which stays stable at the schedule's last, nearly pure-noise step).
     """
 
-    def __init__(self, n_slots: int, features: int, d_model: int = 64, layers: int = 2, heads: int = 4,
-                 irfc: bool = True, kernels: int = 16, diffusion_steps: int = 50):
+    def __init__(
+        self,
+        n_slots: int,
+        features: int,
+        d_model: int = 64,
+        layers: int = 2,
+        heads: int = 4,
+        irfc: bool = True,
+        kernels: int = 16,
+        diffusion_steps: int = 50,
+    ):
         super().__init__()
         self.n_slots, self.features, self.steps = n_slots, features, diffusion_steps
         self.clip = 6.0  # predicted clean slots are clipped to +-6 per-slot RMS units while sampling
@@ -170,8 +180,9 @@ class WindowFlow(nn.Module):
     Residue tokens carry all ``W`` frames' normalised displacements at once; Euler sampler.
     """
 
-    def __init__(self, n_slots: int, features: int, d_model: int = 64, layers: int = 2, heads: int = 4,
-                 flow_steps: int = 20):
+    def __init__(
+        self, n_slots: int, features: int, d_model: int = 64, layers: int = 2, heads: int = 4, flow_steps: int = 20
+    ):
         super().__init__()
         self.n_slots, self.features, self.steps = n_slots, features, flow_steps
         self.encoder = ResidueTransformer(n_slots * features + d_model, d_model, layers, heads, False, 0)

@@ -35,6 +35,14 @@ def build_network(name: str, settings: dict):
     spec = MODELS[name]
     slots, feats = n_slots(spec.representation, settings["window"])
     if spec.network == "slot_diffusion":
-        return SlotDiffusion(slots, feats, settings["d_model"], settings["layers"], settings["heads"],
-                             spec.irfc, settings["irfc_kernels"], settings["diffusion_steps"])
+        return SlotDiffusion(
+            slots,
+            feats,
+            settings["d_model"],
+            settings["layers"],
+            settings["heads"],
+            spec.irfc,
+            settings["irfc_kernels"],
+            settings["diffusion_steps"],
+        )
     return WindowFlow(slots, feats, settings["d_model"], settings["layers"], settings["heads"], settings["flow_steps"])

@@ -22,7 +22,7 @@ def parseval_deviation(delta: np.ndarray) -> float:
     weights[0] = 1.0
     if size % 2 == 0:
         weights[-1] = 1.0
-    time_energy = (delta ** 2).sum(axis=(1, 2, 3))
+    time_energy = (delta**2).sum(axis=(1, 2, 3))
     spec_energy = (weights[None, :, None, None] * np.abs(coeffs) ** 2).sum(axis=(1, 2, 3)) / size
     return float(np.max(np.abs(time_energy - spec_energy) / np.maximum(time_energy, 1e-300)))
 

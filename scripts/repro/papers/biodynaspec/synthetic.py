@@ -19,10 +19,13 @@ def anm_hessian(ca: np.ndarray, cutoff: float = 10.0) -> np.ndarray:
     """3L x 3L ANM Hessian with unit springs between C-alpha atoms within ``cutoff``."""
     n = len(ca)
     diff = ca[None] - ca[:, None]
-    dist2 = (diff ** 2).sum(-1)
-    contact = (dist2 < cutoff ** 2) & ~np.eye(n, dtype=bool)
-    blocks = -np.where(contact[..., None, None], diff[..., :, None] * diff[..., None, :]
-                       / np.where(dist2 > 0, dist2, 1)[..., None, None], 0.0)
+    dist2 = (diff**2).sum(-1)
+    contact = (dist2 < cutoff**2) & ~np.eye(n, dtype=bool)
+    blocks = -np.where(
+        contact[..., None, None],
+        diff[..., :, None] * diff[..., None, :] / np.where(dist2 > 0, dist2, 1)[..., None, None],
+        0.0,
+    )
     for i in range(n):
         blocks[i, i] = -blocks[i].sum(0)
     return blocks.transpose(0, 2, 1, 3).reshape(3 * n, 3 * n)
@@ -36,7 +39,7 @@ class ANM:
         values, vectors = np.linalg.eigh(anm_hessian(self.mean, cutoff))
         keep = values > 1e-6 * values.max()
         self.values, self.vectors = values[keep], vectors[:, keep]
-        self.kt = rmsf ** 2 * len(ca) / np.sum(1 / self.values)  # mean squared fluctuation per residue = rmsf^2
+        self.kt = rmsf**2 * len(ca) / np.sum(1 / self.values)  # mean squared fluctuation per residue = rmsf^2
         self.decay = np.exp(-self.values / self.values.min() / decorrelation_frames)
 
     def covariance(self) -> np.ndarray:
@@ -48,7 +51,7 @@ class ANM:
         std = np.sqrt(self.kt / self.values)
         q = np.empty((frames, len(self.values)))
         q[0] = rng.normal(size=len(std)) * std
-        noise = rng.normal(size=q.shape) * std * np.sqrt(1 - self.decay ** 2)
+        noise = rng.normal(size=q.shape) * std * np.sqrt(1 - self.decay**2)
         for t in range(1, frames):
             q[t] = self.decay * q[t - 1] + noise[t]
         return self.mean + (q @ self.vectors.T).reshape(frames, -1, 3)
@@ -58,7 +61,7 @@ def spectral_sampler(train: np.ndarray, window: int, frames: int, rng: np.random
     """Independent Gaussian Fourier coefficients per band, residue and coordinate (variances from training windows)."""
     mean = train.mean(0)
     n_win = len(train) // window
-    coeffs = np.fft.rfft((train[:n_win * window] - mean).reshape(n_win, window, -1, 3), axis=1)
+    coeffs = np.fft.rfft((train[: n_win * window] - mean).reshape(n_win, window, -1, 3), axis=1)
     sd_re, sd_im = coeffs.real.std(0), coeffs.imag.std(0)
     out = []
     for _ in range(-(-frames // window)):
@@ -94,8 +97,10 @@ def synthetic_checks(ca: np.ndarray, window: int, frames: int, replicates: int, 
     spectral = [spectral_sampler(train, window, gen_frames, rng) for _ in range(4)]
     iid = [iid_sampler(train, gen_frames, rng) for _ in range(4)]
     return {
-        "cfre_short": cfre_exact(reps[0][:short]), "short_frames": short,
-        "cfre_all": cfre_exact(np.concatenate(reps)), "all_frames": frames * replicates,
+        "cfre_short": cfre_exact(reps[0][:short]),
+        "short_frames": short,
+        "cfre_all": cfre_exact(np.concatenate(reps)),
+        "all_frames": frames * replicates,
         "logcorr_spectral": M.pca_psd_logcorr(test[:gen_frames], spectral, test),
         "logcorr_iid": M.pca_psd_logcorr(test[:gen_frames], iid, test),
         "rmwd_spectral": M.rmwd(test, np.concatenate(spectral)),

@@ -37,9 +37,13 @@ def make_batches(sets, slots, settings: dict, seed: int):
             n_res = len(sets[k].types)
             start = rng.integers(0, n_res - settings["crop"] + 1) if n_res > settings["crop"] else 0
             res = slice(start, start + settings["crop"])
-            out.append((torch.as_tensor(sets[k].anchors[idx][:, res], dtype=torch.float32),
-                        torch.as_tensor(np.repeat(sets[k].types[None, res], len(idx), 0)),
-                        torch.as_tensor(slots[k][idx][:, :, res], dtype=torch.float32)))
+            out.append(
+                (
+                    torch.as_tensor(sets[k].anchors[idx][:, res], dtype=torch.float32),
+                    torch.as_tensor(np.repeat(sets[k].types[None, res], len(idx), 0)),
+                    torch.as_tensor(slots[k][idx][:, :, res], dtype=torch.float32),
+                )
+            )
         return out
 
     return batches
@@ -54,20 +58,38 @@ def main(job) -> None:
     names = read_split(Path(job.input.splits) / "atlas_train.csv")
     sets = training_windows(Path(job.input.processed), meta, names, settings["train_replicates"], settings["window"])
     if not sets:
-        raise InputError(job.input.meta, f"no training windows of {settings['window']} frames in replicates "
-                                         f"{settings['train_replicates']} of {names}")
+        raise InputError(
+            job.input.meta,
+            f"no training windows of {settings['window']} frames in replicates "
+            f"{settings['train_replicates']} of {names}",
+        )
     raw = [to_slots(s.deltas, spec.representation) for s in sets]
     scales = slot_scales(np.concatenate(raw))
     slots = [r / scales[None, :, None, None] for r in raw]
-    log.info("%s: %d windows from %d protein(s), slot scales %s", name, sum(len(s.anchors) for s in sets),
-             len(sets), np.round(scales, 3))
+    log.info(
+        "%s: %d windows from %d protein(s), slot scales %s",
+        name,
+        sum(len(s.anchors) for s in sets),
+        len(sets),
+        np.round(scales, 3),
+    )
     # the rule keys checkpoints by settings and code; the data's metadata keys them by data, so a
     # rerun after a data update starts afresh instead of resuming weights fitted to the old data
     data_key = hashlib.sha256(Path(job.input.meta).read_bytes()).hexdigest()[:10]
     model = build_network(name, settings)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings["lr"])
-    result = train(model, lambda m, b: m.loss(*b), make_batches(sets, slots, settings, seed),
-                   epochs=settings["epochs"], optimizer=optimizer, checkpoint=f"{job.params.checkpoint}.{data_key}",
-                   checkpoint_every=max(1, settings["epochs"] // 4), grad_clip=1.0, desc=f"biodynaspec {name}")
-    save_checkpoint(job.output.model, {"model": name, "state": model.state_dict(), "scales": scales,
-                                       "history": result.history, "settings": settings})
+    result = train(
+        model,
+        lambda m, b: m.loss(*b),
+        make_batches(sets, slots, settings, seed),
+        epochs=settings["epochs"],
+        optimizer=optimizer,
+        checkpoint=f"{job.params.checkpoint}.{data_key}",
+        checkpoint_every=max(1, settings["epochs"] // 4),
+        grad_clip=1.0,
+        desc=f"biodynaspec {name}",
+    )
+    save_checkpoint(
+        job.output.model,
+        {"model": name, "state": model.state_dict(), "scales": scales, "history": result.history, "settings": settings},
+    )

@@ -45,15 +45,26 @@ def write_design(group: zarr.Group, design: str, p: int, settings: dict, seed: i
         digest["y_train"].update(y.astype(np.int8).tobytes())
     X_test, y_test = designs.sample(params, settings["n_test"], np.random.default_rng(test_seq))
     arrays = {
-        "X_test": X_test.astype(np.float32), "y_test": y_test.astype(np.int8),
+        "X_test": X_test.astype(np.float32),
+        "y_test": y_test.astype(np.int8),
         **{f: getattr(params, f) for f in FIXED_FIELDS if getattr(params, f) is not None},
     }
     for name, arr in arrays.items():
         group.create_array(name, data=arr)
-    group.attrs.update({"design": design, "p": p, "n_max": n_max, "label_noise": params.label_noise,
-                        "spike_strength": params.spike_strength, "t_dof": params.t_dof})
+    group.attrs.update(
+        {
+            "design": design,
+            "p": p,
+            "n_max": n_max,
+            "label_noise": params.label_noise,
+            "spike_strength": params.spike_strength,
+            "t_dof": params.t_dof,
+        }
+    )
     checksums = {name: h.hexdigest() for name, h in digest.items()}
-    return checksums | {name: hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest() for name, arr in arrays.items()}
+    return checksums | {
+        name: hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest() for name, arr in arrays.items()
+    }
 
 
 def main(job) -> None:
@@ -73,11 +84,14 @@ def main(job) -> None:
             group.create_array(name, data=arr)
         group.attrs.update(check)
         checksums["ridge_check"] = {k: hashlib.sha256(v.tobytes()).hexdigest() for k, v in fixed.items()}
-    write_json(job.output.manifest, {
-        "source": "cgmt-erm simulator (repro.papers.cgmt_erm.designs)",
-        "producer": "embedded",
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "seed": seed,
-        "settings": settings,
-        "sha256": checksums,
-    })
+    write_json(
+        job.output.manifest,
+        {
+            "source": "cgmt-erm simulator (repro.papers.cgmt_erm.designs)",
+            "producer": "embedded",
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "seed": seed,
+            "settings": settings,
+            "sha256": checksums,
+        },
+    )

@@ -37,14 +37,22 @@ def make_params(name: str, p: int, rng: np.random.Generator, settings: dict) -> 
     if name == "iid_t":
         teacher, spike = rng.standard_normal(p), rng.standard_normal(p)
         return DesignParams(
-            name, p, teacher=teacher / np.linalg.norm(teacher), spike=spike / np.linalg.norm(spike),
-            label_noise=noise, spike_strength=float(settings["spike_strength"]), t_dof=float(settings["t_dof"]),
+            name,
+            p,
+            teacher=teacher / np.linalg.norm(teacher),
+            spike=spike / np.linalg.norm(spike),
+            label_noise=noise,
+            spike_strength=float(settings["spike_strength"]),
+            t_dof=float(settings["t_dof"]),
         )
     if name == "relu_features":
         d = p // 2
         teacher = rng.standard_normal(d)
         return DesignParams(
-            name, p, teacher=teacher / np.linalg.norm(teacher), weights=rng.standard_normal((p, d)) / np.sqrt(d),
+            name,
+            p,
+            teacher=teacher / np.linalg.norm(teacher),
+            weights=rng.standard_normal((p, d)) / np.sqrt(d),
             label_noise=noise,
         )
     if name == "localized":

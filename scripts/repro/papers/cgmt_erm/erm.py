@@ -66,8 +66,13 @@ def fit(
         return f, g
 
     start = ridge(X, y, lam) if reg == "l2" else np.zeros(p)
-    theta = minimize(objective, start, jac=True, method="L-BFGS-B",
-                     options={"maxiter": 20_000, "gtol": 1e-12, "ftol": 1e-16, "maxcor": 30}).x
+    theta = minimize(
+        objective,
+        start,
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 20_000, "gtol": 1e-12, "ftol": 1e-16, "maxcor": 30},
+    ).x
     grad_norm = float(np.linalg.norm(objective(theta)[1]))
     if grad_norm > GRAD_TOL:
         theta = _newton(objective, hessian, theta)

@@ -8,8 +8,12 @@ import numpy as np
 from repro import plotting
 from repro.io import read_json
 
-PREDICTIONS = {"convolution": "mu^T x * N(0, tr(C Sigma))", "gaussian": "Gaussian equivalent",
-               "gaussian_mixture": "Gaussian-mixture equivalent", "fixed_point": "fixed point"}
+PREDICTIONS = {
+    "convolution": "mu^T x * N(0, tr(C Sigma))",
+    "gaussian": "Gaussian equivalent",
+    "gaussian_mixture": "Gaussian-mixture equivalent",
+    "fixed_point": "fixed point",
+}
 
 
 def _density(grid: np.ndarray, cdf: np.ndarray) -> np.ndarray:
@@ -43,12 +47,25 @@ def test_error_curves(metrics: dict, s: dict, path: str) -> None:
     fig, axes = plotting.subplots(1, len(designs), width=3.0, height=2.6)
     for ax, design in zip(axes[0], designs):
         for k, loss in enumerate(s["losses"]):
-            recs = sorted((r for r in metrics["records"] if r["design"] == design and r["loss"] == loss
-                           and r["reg"] == "l2" and r["p"] == metrics["p_main"]), key=lambda r: r["ratio"])
+            recs = sorted(
+                (
+                    r
+                    for r in metrics["records"]
+                    if r["design"] == design and r["loss"] == loss and r["reg"] == "l2" and r["p"] == metrics["p_main"]
+                ),
+                key=lambda r: r["ratio"],
+            )
             ratios = [r["ratio"] for r in recs]
             color = plotting.PALETTE[k]
-            ax.errorbar(ratios, [r["test_error"] for r in recs], yerr=[r["test_error_sd"] for r in recs],
-                        fmt="o", color=color, ms=3, label=f"{loss} (empirical)")
+            ax.errorbar(
+                ratios,
+                [r["test_error"] for r in recs],
+                yerr=[r["test_error_sd"] for r in recs],
+                fmt="o",
+                color=color,
+                ms=3,
+                label=f"{loss} (empirical)",
+            )
             pred = "test_error_fixed_point" if design == "mixture" else "test_error_convolution"
             ax.plot(ratios, [r[pred] for r in recs], "-", color=color, lw=1, label=f"{loss} (predicted)")
         ax.set_xscale("log")
@@ -67,8 +84,18 @@ def regulariser(metrics: dict, s: dict, path: str) -> None:
     regs = [("pseudo_huber", s["huber"]["loss"]), ("surrogate", s["huber"]["loss"]), ("l2", s["huber"]["loss"])]
     width = 0.25
     for k, (reg, loss) in enumerate(regs):
-        recs = [next(r for r in metrics["records"] if r["design"] == d and r["reg"] == reg and r["loss"] == loss
-                     and r["p"] == metrics["p_main"] and r["ratio"] == metrics["main_ratio"]) for d in designs]
+        recs = [
+            next(
+                r
+                for r in metrics["records"]
+                if r["design"] == d
+                and r["reg"] == reg
+                and r["loss"] == loss
+                and r["p"] == metrics["p_main"]
+                and r["ratio"] == metrics["main_ratio"]
+            )
+            for d in designs
+        ]
         x = np.arange(len(designs)) + (k - 1) * width
         axes[0, 0].bar(x, [r["test_error"] for r in recs], width, yerr=[r["test_error_sd"] for r in recs], label=reg)
         axes[0, 1].bar(x, [r["theta_norm"] for r in recs], width, label=reg)

@@ -50,11 +50,13 @@ def residuals(M: float, Q: float, gamma: float, loss: str, alpha: float, lam: fl
     g = (omega - r) / gamma
     dprox = 1.0 / (1.0 + gamma * losses.second_derivative(loss, r))
     e = lambda f: float(WEIGHTS @ f)  # noqa: E731
-    return np.array([
-        alpha * gamma * lam + alpha * e(1.0 - dprox) - 1.0,
-        lam * M + s2 * e(g) + M * e((1.0 - dprox) / gamma),
-        lam * Q + e(g * r),
-    ])
+    return np.array(
+        [
+            alpha * gamma * lam + alpha * e(1.0 - dprox) - 1.0,
+            lam * M + s2 * e(g) + M * e((1.0 - dprox) / gamma),
+            lam * Q + e(g * r),
+        ]
+    )
 
 
 def _square_loss_start(alpha: float, lam: float, s2: float) -> tuple[float, float, float]:

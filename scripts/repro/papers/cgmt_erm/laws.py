@@ -29,7 +29,7 @@ class Moments:
     fluct_var: float
 
     @classmethod
-    def from_fits(cls, thetas: np.ndarray, X_test: np.ndarray) -> "Moments":
+    def from_fits(cls, thetas: np.ndarray, X_test: np.ndarray) -> Moments:
         reps = len(thetas)
         if reps < 2:
             raise ValueError("need at least two fits to estimate the fluctuation variance")
@@ -50,8 +50,9 @@ def empirical_cdf(samples: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.sort(samples.ravel()), grid, side="right") / samples.size
 
 
-def gaussian_mixture_cdf(grid: np.ndarray, means: np.ndarray, var: float | np.ndarray,
-                         weights: np.ndarray | None = None) -> np.ndarray:
+def gaussian_mixture_cdf(
+    grid: np.ndarray, means: np.ndarray, var: float | np.ndarray, weights: np.ndarray | None = None
+) -> np.ndarray:
     """CDF of sum_k w_k N(means_k, var_k) on the grid (direct evaluation; for few components)."""
     means = np.atleast_1d(np.asarray(means, float))
     sd = np.sqrt(np.broadcast_to(np.asarray(var, float), means.shape))
@@ -67,7 +68,7 @@ def convolution_cdf(grid: np.ndarray, mean_proj: np.ndarray, fluct_var: float) -
     offsets = np.arange(-(grid.size - 1), grid.size) * h
     kernel = norm.cdf(offsets / np.sqrt(fluct_var))
     full = fftconvolve(mass, kernel)
-    return np.clip(full[grid.size - 1: 2 * grid.size - 1], 0.0, 1.0)
+    return np.clip(full[grid.size - 1 : 2 * grid.size - 1], 0.0, 1.0)
 
 
 def gaussian_cdf(grid: np.ndarray, m: Moments) -> np.ndarray:

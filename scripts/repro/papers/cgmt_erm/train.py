@@ -16,15 +16,16 @@ from threadpoolctl import threadpool_limits
 
 from repro.io import InputError, atomic_path
 from repro.papers.cgmt_erm import erm, losses
-from repro.stores import open_zarr_group
 from repro.papers.cgmt_erm.store import fit_key, read, train_arrays
+from repro.stores import open_zarr_group
 
 
 def fit_all(X, Y, n: int, loss: str, lam: float, **kw) -> np.ndarray:
     """One fit per training set on its first n samples; returns (rep, feature). X, Y may be zarr arrays
     (read one training set at a time)."""
-    return np.stack([erm.fit(np.asarray(X[r, :n], float), np.asarray(Y[r, :n], float), loss, lam, **kw)
-                     for r in range(X.shape[0])])
+    return np.stack(
+        [erm.fit(np.asarray(X[r, :n], float), np.asarray(Y[r, :n], float), loss, lam, **kw) for r in range(X.shape[0])]
+    )
 
 
 def main(job) -> None:
@@ -35,7 +36,9 @@ def main(job) -> None:
             group = open_zarr_group(data, f"{design}/p{p}")
             X, Y = train_arrays(group, data)
             if X.shape[1] < max(math.ceil(ratio * p) for ratio in s["ratios"]):
-                raise InputError(data, f"{design}/p{p} holds {X.shape[1]} samples per training set, fewer than the ratios need")
+                raise InputError(
+                    data, f"{design}/p{p} holds {X.shape[1]} samples per training set, fewer than the ratios need"
+                )
             target = out.require_group(f"p{p}")
             for loss in s["losses"]:
                 for ratio in s["ratios"]:

@@ -27,7 +27,9 @@ def ratio_penalties(traj: torch.Tensor, ratios: dict, weight: torch.Tensor) -> t
     for spec in ratios.values():
         num = traj[..., STATES.index(spec["numerator"])].clamp(min=EPS)
         den = traj[..., STATES.index(spec["denominator"])].clamp(min=EPS)
-        pen = hinge(torch.log(num / den), float(torch.log(torch.tensor(spec["lo"]))), float(torch.log(torch.tensor(spec["hi"]))))
+        pen = hinge(
+            torch.log(num / den), float(torch.log(torch.tensor(spec["lo"]))), float(torch.log(torch.tensor(spec["hi"])))
+        )
         total = total + (pen.mean(-1) * weight).sum(-1) / weight.sum(-1)
     return total
 
@@ -54,4 +56,8 @@ def load_ratios(path: str | Path) -> dict:
 
 def total_penalty(traj, theta, scale, weight, ratios) -> torch.Tensor:
     """All constraint penalties per member, shape (M,)."""
-    return ratio_penalties(traj, ratios, weight) + positivity_penalty(traj, scale, weight) + tradeoff_penalty(theta, weight)
+    return (
+        ratio_penalties(traj, ratios, weight)
+        + positivity_penalty(traj, scale, weight)
+        + tradeoff_penalty(theta, weight)
+    )

@@ -71,7 +71,11 @@ def evaluate_level(level: str, runs: dict, job, settings: dict, bounds: Bounds) 
     with torch.no_grad():
         oracle = simulate(test.x0, torch.tensor(theta_true), data.times, settings["dt"], bounds.f_s).numpy()
     oracle_err = state_errors(oracle, truth)
-    out["oracle"] = {"states": oracle_err, "observed": group_error(oracle_err, observed), "unobserved": group_error(oracle_err, unobserved)}
+    out["oracle"] = {
+        "states": oracle_err,
+        "observed": group_error(oracle_err, observed),
+        "unobserved": group_error(oracle_err, unobserved),
+    }
 
     for method in METHODS:
         run = runs[(level, method)]
@@ -96,7 +100,9 @@ def evaluate_level(level: str, runs: dict, job, settings: dict, bounds: Bounds) 
             mean_theta = theta.mean(0)
             result["parameter_recovery"] = {
                 p: {
-                    "median_rel_error": float(np.median(np.abs(mean_theta[:, i] - theta_true[:, i]) / theta_true[:, i])),
+                    "median_rel_error": float(
+                        np.median(np.abs(mean_theta[:, i] - theta_true[:, i]) / theta_true[:, i])
+                    ),
                     "spearman": metrics.spearman(mean_theta[:, i], theta_true[:, i]),
                 }
                 for i, p in enumerate(PARAMS)
@@ -138,41 +144,61 @@ def build_claims(results: dict, settings: dict, scale: str) -> list[Claim]:
         c = m["constrained"]
         claims += [
             Claim(
-                f"E1_conservation_{level}", "Total carbon is conserved along every RK4 trajectory (relative drift)",
-                scale, c["conservation_drift"], Test("<", 1e-10), details={"level": level},
+                f"E1_conservation_{level}",
+                "Total carbon is conserved along every RK4 trajectory (relative drift)",
+                scale,
+                c["conservation_drift"],
+                Test("<", 1e-10),
+                details={"level": level},
             ),
             Claim(
-                f"E2_bounds_{level}", "Predicted parameters stay inside their literature bounds (min margin, unit scale)",
-                scale, c["bound_margin"], Test(">=", 0.0), details={"level": level},
+                f"E2_bounds_{level}",
+                "Predicted parameters stay inside their literature bounds (min margin, unit scale)",
+                scale,
+                c["bound_margin"],
+                Test(">=", 0.0),
+                details={"level": level},
             ),
             Claim(
-                f"E4_positive_{level}", "All simulated states stay non-negative (minimum state, mg C/g)",
-                scale, c["min_state"], Test(">=", -1e-9), details={"level": level},
+                f"E4_positive_{level}",
+                "All simulated states stay non-negative (minimum state, mg C/g)",
+                scale,
+                c["min_state"],
+                Test(">=", -1e-9),
+                details={"level": level},
             ),
             Claim(
                 f"D1_traits_beat_global_{level}",
                 f"Trait-conditioned hybrid beats one global calibration on observed-state error (N_train={main_n}; value = global's)",
-                scale, err("constrained", "observed"), Test("<", err("global", "observed")),
+                scale,
+                err("constrained", "observed"),
+                Test("<", err("global", "observed")),
                 paper_value="improves over multiple baselines (abstract)",
                 details={"global": err("global", "observed"), "level": level},
             ),
             Claim(
                 f"D2_constraints_help_unobserved_{level}",
                 "Constraints lower the error of non-observed states against the unconstrained hybrid (value = unconstrained's)",
-                scale, err("constrained", "unobserved"), Test("<", err("unconstrained", "unobserved")),
+                scale,
+                err("constrained", "unobserved"),
+                Test("<", err("unconstrained", "unobserved")),
                 paper_value="realistic behaviour even of non-observed states (abstract)",
                 details={"unconstrained": err("unconstrained", "unobserved"), "level": level},
             ),
             Claim(
                 f"D2b_observed_kept_{level}",
                 "Constrained observed-state error stays within 10 % of the unconstrained hybrid's (ratio)",
-                scale, err("constrained", "observed") / err("unconstrained", "observed"), Test("<=", D2_OBSERVED_SLACK),
+                scale,
+                err("constrained", "observed") / err("unconstrained", "observed"),
+                Test("<=", D2_OBSERVED_SLACK),
                 details={"level": level},
             ),
             Claim(
                 f"D3_equifinality_{level}",
                 "Constraints reduce equifinality: lower mean parameter CV across seeds (value = unconstrained's)",
-                scale, c["equifinality_cv_mean"], Test("<", m["unconstrained"]["equifinality_cv_mean"]),
+                scale,
+                c["equifinality_cv_mean"],
+                Test("<", m["unconstrained"]["equifinality_cv_mean"]),
                 paper_value="reduces model equifinality (ICML abstract)",
                 details={"unconstrained": m["unconstrained"]["equifinality_cv_mean"], "level": level},
             ),
@@ -191,7 +217,9 @@ def build_claims(results: dict, settings: dict, scale: str) -> list[Claim]:
             Claim(
                 f"R1_ranking_{level}",
                 f"Non-observed error ranks constrained < unconstrained < global in at least 80 % of {n_seeds} seeds",
-                scale, frac, Test(">=", 0.8),
+                scale,
+                frac,
+                Test(">=", 0.8),
                 paper_value="acceptance criterion of the brief (no public numbers)",
                 details={"level": level},
             )

@@ -11,8 +11,13 @@ from repro.io import read_json
 from repro.papers.hysomi.evaluate import load_runs
 from repro.papers.hysomi.soil_model import PARAMS, STATES
 
-COLORS = {"truth": "black", "constrained": plotting.PALETTE[0], "unconstrained": plotting.PALETTE[1],
-          "global": plotting.PALETTE[2], "blackbox": plotting.PALETTE[3]}
+COLORS = {
+    "truth": "black",
+    "constrained": plotting.PALETTE[0],
+    "unconstrained": plotting.PALETTE[1],
+    "global": plotting.PALETTE[2],
+    "blackbox": plotting.PALETTE[3],
+}
 
 
 def trajectories(runs, level, main_n, observations, path) -> None:
@@ -31,7 +36,9 @@ def trajectories(runs, level, main_n, observations, path) -> None:
                 members = np.flatnonzero(m["n_train"] == main_n)
                 ax.plot(times, m["traj"][members, r, :, c].mean(0), color=COLORS[method], label=method, lw=1.2)
             if bool(obs["observed"].sel(sample=sample, state=state).any()):
-                ax.plot(times, obs["value"].sel(sample=sample, state=state), "o", ms=2.5, color="grey", label="observed")
+                ax.plot(
+                    times, obs["value"].sel(sample=sample, state=state), "o", ms=2.5, color="grey", label="observed"
+                )
             if r == 0:
                 ax.set_title(state)
             if c == 0:
@@ -76,7 +83,9 @@ def error_vs_ntrain(metrics, level, path) -> None:
                 continue
             mean = [by_n[n][group]["mean"] for n in ns]
             sd = [by_n[n][group]["sd"] for n in ns]
-            ax.errorbar([int(n) for n in ns], mean, yerr=sd, label=method, color=COLORS[method], marker="o", ms=3, capsize=2)
+            ax.errorbar(
+                [int(n) for n in ns], mean, yerr=sd, label=method, color=COLORS[method], marker="o", ms=3, capsize=2
+            )
         oracle = metrics["levels"][level]["oracle"][group]
         ax.axhline(oracle, color="black", ls=":", label="oracle (true θ)")
         ax.set_xscale("log", base=2)

@@ -59,7 +59,10 @@ class GlobalParameters(nn.Module):
     def __init__(self, seeds: list[int], bounds: Bounds):
         super().__init__()
         init = torch.stack(
-            [0.01 * torch.randn(len(bounds.lo), generator=torch.Generator().manual_seed(int(s)), dtype=torch.float64) for s in seeds]
+            [
+                0.01 * torch.randn(len(bounds.lo), generator=torch.Generator().manual_seed(int(s)), dtype=torch.float64)
+                for s in seeds
+            ]
         )
         self.logits = nn.Parameter(init)
         self.bounds = bounds

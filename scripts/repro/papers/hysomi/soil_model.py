@@ -29,7 +29,7 @@ class Bounds:
     f_s: float
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "Bounds":
+    def from_yaml(cls, path: str | Path) -> Bounds:
         doc = yaml.safe_load(Path(path).read_text())
         p = doc["parameters"]
         missing = [k for k in PARAMS if k not in p]
@@ -104,7 +104,12 @@ def fastest_rate(x: torch.Tensor, theta: torch.Tensor) -> float:
     soc, doc, mbc, enz = x[..., 0], x[..., 1], x[..., 2], x[..., 3]
     v_d, k_d, v_u, k_u, _, r_d, r_ep, r_el = theta.unbind(-1)
     rates = torch.stack(
-        [v_d * enz / (k_d + soc.clamp(min=0)), v_u * mbc.abs() / k_u, r_d + r_ep + v_u * doc.abs() / (k_u + doc.abs()), r_el],
+        [
+            v_d * enz / (k_d + soc.clamp(min=0)),
+            v_u * mbc.abs() / k_u,
+            r_d + r_ep + v_u * doc.abs() / (k_u + doc.abs()),
+            r_el,
+        ],
         dim=-1,
     )
     return float(rates.detach().max())

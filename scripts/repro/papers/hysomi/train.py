@@ -80,9 +80,9 @@ def main(job) -> None:
     data = load_level(job.input.traits, job.input.observations, level)
     train_split, val_split, test_split = (data.splits[s] for s in ("train", "val", "test"))
     members = [(n, s) for n in settings["n_train"] for s in settings["seeds"]]
-    order = np.random.default_rng(job.config["seed"]).permutation(len(train_split.ids))
+    order = np.random.default_rng(job.params.seed).permutation(len(train_split.ids))
     weight = member_weights([n for n, _ in members], len(train_split.ids), order)
-    seed_everything(job.config["seed"])
+    seed_everything(job.params.seed)
     model = build_model(method, [1000 * n + s for n, s in members], data, settings["hidden"], bounds)
     lam = settings["lambda_c"] if method in ("constrained", "global") else 0.0
     dt = settings["dt"]
@@ -112,7 +112,7 @@ def main(job) -> None:
         patience=settings["patience"],
         checkpoint=checkpoint,
         checkpoint_every=25,
-        fingerprint=fingerprint_of([settings, method, level, job.config["seed"]], job.input.code),
+        fingerprint=fingerprint_of([settings, method, level, job.params.seed], job.input.code),
         desc=f"hysomi {level} {method}",
     )
     with torch.no_grad():

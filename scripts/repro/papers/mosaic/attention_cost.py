@@ -16,8 +16,11 @@ def block_sparse(q, k, v, local_block: int, block: int, top_k: int) -> torch.Ten
     """The three branches with equal gates (gate computation is a linear layer, the same for both paths)."""
     h = q.shape[1]
     kf, vf = expand_kv(k, h), expand_kv(v, h)
-    return (local_branch(q, kf, vf, local_block) + compressed_branch(q, kf, vf, block)
-            + selected_branch(q, k, v, block, top_k)) / 3
+    return (
+        local_branch(q, kf, vf, local_block)
+        + compressed_branch(q, kf, vf, block)
+        + selected_branch(q, k, v, block, top_k)
+    ) / 3
 
 
 def timed(fn, repeats: int, device: torch.device) -> float:
@@ -46,7 +49,9 @@ def main(job) -> None:
         q = torch.randn(shape_q, generator=g, device=device)
         k, v = (torch.randn(shape_kv, generator=g, device=device) for _ in range(2))
         local = min(c["local_block"], n)
-        dense_s = timed(lambda: dense_attention(q, expand_kv(k, c["heads"]), expand_kv(v, c["heads"])), c["repeats"], device)
+        dense_s = timed(
+            lambda: dense_attention(q, expand_kv(k, c["heads"]), expand_kv(v, c["heads"])), c["repeats"], device
+        )
         sparse_s = timed(lambda: block_sparse(q, k, v, local, c["block"], c["top_k"]), c["repeats"], device)
         rows.append({"tokens": n, "dense_s": dense_s, "block_sparse_s": sparse_s, "speedup": dense_s / sparse_s})
     write_json(job.output.cost, {"device": str(device), "torch": torch.__version__, "settings": c, "rows": rows})

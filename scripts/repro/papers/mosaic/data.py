@@ -54,7 +54,9 @@ def stacked(ds: xr.Dataset, channels: list[str]) -> np.ndarray:
     return np.stack(out, axis=1).astype(np.float32)
 
 
-def load_period(store: str | Path, norm_stats: str | Path, period: tuple[str, str], channels: list[str] | None = None) -> Fields:
+def load_period(
+    store: str | Path, norm_stats: str | Path, period: tuple[str, str], channels: list[str] | None = None
+) -> Fields:
     """States of ``period`` (inclusive dates), normalised with the store's statistics."""
     stats = load_norm_stats(norm_stats)
     names = [str(c) for c in stats["channels"]]
@@ -66,5 +68,12 @@ def load_period(store: str | Path, norm_stats: str | Path, period: tuple[str, st
     mean, std = stats["state_mean"][index], stats["state_std"][index]
     raw = stacked(ds, channels)
     states = (raw - mean[None, :, None, None]) / std[None, :, None, None]
-    return Fields(states.astype(np.float32), pd.DatetimeIndex(ds["time"].values), channels, mean, std,
-                  ds["latitude"].values, ds["longitude"].values)
+    return Fields(
+        states.astype(np.float32),
+        pd.DatetimeIndex(ds["time"].values),
+        channels,
+        mean,
+        std,
+        ds["latitude"].values,
+        ds["longitude"].values,
+    )

@@ -21,8 +21,16 @@ from repro.io import write_json
 from repro.papers.mosaic import forecast as fc
 from repro.papers.mosaic.attention import dense_attention, expand_kv, local_branch, selected_branch
 from repro.papers.mosaic.data import load_period
-from repro.papers.mosaic.metrics import (band_spectrum, crps_fair, crps_fair_pairwise, latitude_weights, rmse,
-                                         spatial_mean, spread_skill, zonal_spectrum)
+from repro.papers.mosaic.metrics import (
+    band_spectrum,
+    crps_fair,
+    crps_fair_pairwise,
+    latitude_weights,
+    rmse,
+    spatial_mean,
+    spread_skill,
+    zonal_spectrum,
+)
 
 log = logging.getLogger(__name__)
 LEARNED = ("mosaic", "dense", "mse")
@@ -37,8 +45,14 @@ def score(forecast: np.ndarray, truth: np.ndarray, latitude: np.ndarray, band: t
     """
     ens_mean = forecast.mean(axis=1)
     n_ch, n_lead = truth.shape[2], truth.shape[1]
-    out: dict = {"rmse_mean": [], "rmse_member": [], "crps": [], "spread_skill": [], "spectrum_ratio_member": [],
-                 "spectrum_ratio_mean": []}
+    out: dict = {
+        "rmse_mean": [],
+        "rmse_member": [],
+        "crps": [],
+        "spread_skill": [],
+        "spectrum_ratio_member": [],
+        "spectrum_ratio_mean": [],
+    }
     for c in range(n_ch):
         rows = {k: [] for k in out}
         for lead in range(n_lead):
@@ -69,9 +83,11 @@ def attention_exactness(seed: int) -> dict[str, float]:
     selected = selected_branch(q, k, v, block, n // block)
     local = local_branch(q, expand_kv(k, h), expand_kv(v, h), n)
     partial = selected_branch(q, k, v, block, 2)
-    return {"selected_all_blocks": float((selected - dense).abs().max()),
-            "local_whole_sequence": float((local - dense).abs().max()),
-            "selected_two_blocks": float((partial - dense).abs().max())}
+    return {
+        "selected_all_blocks": float((selected - dense).abs().max()),
+        "local_whole_sequence": float((local - dense).abs().max()),
+        "selected_two_blocks": float((partial - dense).abs().max()),
+    }
 
 
 def sample_checks(store: str) -> dict[str, float]:
@@ -157,26 +173,61 @@ def claims(metrics: dict, s: dict, scale: str) -> list[Claim]:
     exact = metrics["attention_exactness"]
     sample = metrics["era5_sample"]
     out = [
-        Claim("block_sparse_equals_dense", "Block-sparse attention equals dense attention when the top-k selection "
-              "covers all key blocks (selection branch only)", "smoke", exact["selected_all_blocks"], Test("<", 1e-5),
-              details={"float64 max abs difference": exact}),
-        Claim("crps_members_keep_spectrum",
-              f"CRPS-trained Mosaic members keep the energy at high zonal wavenumbers ({metrics['channels'][ch]}, "
-              f"{lead_h} h lead): mean spectral ratio over the upper half of wavenumbers within 0.8-1.25",
-              "smoke", mosaic_hi, Test("between", low=0.8, high=1.25), details={"mse_forecast_ratio": mse_hi}),
-        Claim("mse_forecast_loses_spectrum",
-              f"The MSE-trained forecast loses high-wavenumber energy ({lead_h} h): upper-half spectral ratio < 0.8",
-              "smoke", mse_hi, Test("<", 0.8), details={"mosaic_member_ratio": mosaic_hi}),
-        Claim("members_sharper_than_mse", "High-wavenumber spectral ratio: Mosaic members minus MSE forecast > 0.1",
-              "smoke", mosaic_hi - mse_hi, Test(">", 0.1)),
-        Claim("spread_skill_near_one", f"Mosaic spread/skill ratio near 1 at {lead_h} h ({metrics['channels'][ch]})",
-              "smoke", sc["mosaic"]["spread_skill"][ch][last], Test("between", low=0.7, high=1.3),
-              details={"all_leads": sc["mosaic"]["spread_skill"][ch]}),
-        Claim("fair_crps_rank_equals_pairwise", "Fair CRPS: rank form equals the pairwise definition on real ERA5 "
-              "members (relative max difference)", "smoke", sample["crps_rank_vs_pairwise_max_rel"], Test("<", 1e-6)),
-        Claim("ensemble_mean_rmse_below_members", "Real ERA5 ensemble: RMSE of the ensemble mean minus the mean "
-              "member RMSE is <= 0 (Z500)", "smoke", sample["rmse_ensemble_mean_z500"] - sample["rmse_member_mean_z500"],
-              Test("<=", 0.0)),
+        Claim(
+            "block_sparse_equals_dense",
+            "Block-sparse attention equals dense attention when the top-k selection "
+            "covers all key blocks (selection branch only)",
+            "smoke",
+            exact["selected_all_blocks"],
+            Test("<", 1e-5),
+            details={"float64 max abs difference": exact},
+        ),
+        Claim(
+            "crps_members_keep_spectrum",
+            f"CRPS-trained Mosaic members keep the energy at high zonal wavenumbers ({metrics['channels'][ch]}, "
+            f"{lead_h} h lead): mean spectral ratio over the upper half of wavenumbers within 0.8-1.25",
+            "smoke",
+            mosaic_hi,
+            Test("between", low=0.8, high=1.25),
+            details={"mse_forecast_ratio": mse_hi},
+        ),
+        Claim(
+            "mse_forecast_loses_spectrum",
+            f"The MSE-trained forecast loses high-wavenumber energy ({lead_h} h): upper-half spectral ratio < 0.8",
+            "smoke",
+            mse_hi,
+            Test("<", 0.8),
+            details={"mosaic_member_ratio": mosaic_hi},
+        ),
+        Claim(
+            "members_sharper_than_mse",
+            "High-wavenumber spectral ratio: Mosaic members minus MSE forecast > 0.1",
+            "smoke",
+            mosaic_hi - mse_hi,
+            Test(">", 0.1),
+        ),
+        Claim(
+            "spread_skill_near_one",
+            f"Mosaic spread/skill ratio near 1 at {lead_h} h ({metrics['channels'][ch]})",
+            "smoke",
+            sc["mosaic"]["spread_skill"][ch][last],
+            Test("between", low=0.7, high=1.3),
+            details={"all_leads": sc["mosaic"]["spread_skill"][ch]},
+        ),
+        Claim(
+            "fair_crps_rank_equals_pairwise",
+            "Fair CRPS: rank form equals the pairwise definition on real ERA5 members (relative max difference)",
+            "smoke",
+            sample["crps_rank_vs_pairwise_max_rel"],
+            Test("<", 1e-6),
+        ),
+        Claim(
+            "ensemble_mean_rmse_below_members",
+            "Real ERA5 ensemble: RMSE of the ensemble mean minus the mean member RMSE is <= 0 (Z500)",
+            "smoke",
+            sample["rmse_ensemble_mean_z500"] - sample["rmse_member_mean_z500"],
+            Test("<=", 0.0),
+        ),
     ]
     if scale == "full":
         out += full_scale_claims(metrics)
@@ -197,6 +248,15 @@ def full_scale_claims(metrics: dict) -> list[Claim]:
             test = Test("between", low=entry["low"], high=entry["high"])
         else:
             test = Test("within", value=entry["value"], rel_tol=entry["tolerance"])
-        out.append(Claim(f"paper_{key}", f"Mosaic {metric} of {channel} at {hours} h ({entry['truth']})", "full",
-                         ours, test, paper_value=entry["value"], paper_source=entry["source"]))
+        out.append(
+            Claim(
+                f"paper_{key}",
+                f"Mosaic {metric} of {channel} at {hours} h ({entry['truth']})",
+                "full",
+                ours,
+                test,
+                paper_value=entry["value"],
+                paper_source=entry["source"],
+            )
+        )
     return out

@@ -7,8 +7,13 @@ import numpy as np
 from repro.io import read_json
 from repro.plotting import save, subplots
 
-MODEL_LABELS = {"mosaic": "Mosaic (CRPS, block-sparse)", "dense": "dense attention (CRPS)",
-                "mse": "MSE (deterministic)", "persistence": "persistence", "climatology": "climatology"}
+MODEL_LABELS = {
+    "mosaic": "Mosaic (CRPS, block-sparse)",
+    "dense": "dense attention (CRPS)",
+    "mse": "MSE (deterministic)",
+    "persistence": "persistence",
+    "climatology": "climatology",
+}
 
 
 def spectral_ratio(metrics: dict, channel: int, path: str) -> None:
@@ -17,9 +22,11 @@ def spectral_ratio(metrics: dict, channel: int, path: str) -> None:
     wl = np.asarray(metrics["wavelength_km"])
     last = len(metrics["lead_hours"]) - 1
     sc = metrics["scores"]
-    curves = [("mosaic", "spectrum_ratio_member", "Mosaic members"),
-              ("mosaic", "spectrum_ratio_mean", "Mosaic ensemble mean"),
-              ("mse", "spectrum_ratio_member", "MSE forecast")]
+    curves = [
+        ("mosaic", "spectrum_ratio_member", "Mosaic members"),
+        ("mosaic", "spectrum_ratio_mean", "Mosaic ensemble mean"),
+        ("mse", "spectrum_ratio_member", "MSE forecast"),
+    ]
     for model, key, label in curves:
         ratio = np.asarray(sc[model][key][channel][last])
         ax.plot(wl[1:], ratio[1:], marker="o", ms=3, label=label)
@@ -29,7 +36,9 @@ def spectral_ratio(metrics: dict, channel: int, path: str) -> None:
     ax.set_xlabel("zonal wavelength (km)")
     ax.set_ylabel("spectral ratio (forecast / truth)")
     band = metrics["spectrum_band_deg"]
-    ax.set_title(f"{metrics['channels'][channel]}, lead {metrics['lead_hours'][last]} h, |lat| {band[0]:g}-{band[1]:g}°")
+    ax.set_title(
+        f"{metrics['channels'][channel]}, lead {metrics['lead_hours'][last]} h, |lat| {band[0]:g}-{band[1]:g}°"
+    )
     ax.legend()
     save(fig, path)
 

@@ -50,12 +50,23 @@ def truth_windows(states: np.ndarray, inits: np.ndarray, steps: int) -> np.ndarr
     return np.stack([states[inits + 1 + s] for s in range(steps)], axis=1)
 
 
-def to_dataset(forecast: np.ndarray, channels: list[str], init_times: pd.DatetimeIndex, step_hours: int,
-               latitude: np.ndarray, longitude: np.ndarray) -> xr.Dataset:
+def to_dataset(
+    forecast: np.ndarray,
+    channels: list[str],
+    init_times: pd.DatetimeIndex,
+    step_hours: int,
+    latitude: np.ndarray,
+    longitude: np.ndarray,
+) -> xr.Dataset:
     """WB2 forecast layout; ``name_level`` channels become a ``level`` dimension of ``name``."""
     leads = pd.to_timedelta(np.arange(1, forecast.shape[2] + 1) * step_hours, unit="h")
-    coords = {"time": init_times, "member": np.arange(forecast.shape[1]), "prediction_timedelta": leads,
-              "latitude": latitude, "longitude": longitude}
+    coords = {
+        "time": init_times,
+        "member": np.arange(forecast.shape[1]),
+        "prediction_timedelta": leads,
+        "latitude": latitude,
+        "longitude": longitude,
+    }
     groups: dict[str, list[tuple[float | None, int]]] = {}
     for i, name in enumerate(channels):
         var, _, level = name.rpartition("_")
@@ -67,7 +78,10 @@ def to_dataset(forecast: np.ndarray, channels: list[str], init_times: pd.Datetim
     levels = sorted({lev for items in groups.values() for lev, _ in items if lev is not None})
     for var, items in groups.items():
         if items[0][0] is None:
-            data[var] = (("time", "member", "prediction_timedelta", "latitude", "longitude"), forecast[:, :, :, items[0][1]])
+            data[var] = (
+                ("time", "member", "prediction_timedelta", "latitude", "longitude"),
+                forecast[:, :, :, items[0][1]],
+            )
         else:
             cube = np.full(forecast.shape[:3] + (len(levels),) + forecast.shape[-2:], np.nan, np.float32)
             for lev, i in items:

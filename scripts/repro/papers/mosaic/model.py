@@ -66,8 +66,9 @@ class NoisySwiGLU(nn.Module):
 class Block(nn.Module):
     def __init__(self, s: ModelSettings, block: int):
         super().__init__()
-        self.attn = Attention(s.width, s.heads, s.kv_heads, sparse=s.sparse, local_block=s.local_block,
-                              block=block, top_k=s.top_k)
+        self.attn = Attention(
+            s.width, s.heads, s.kv_heads, sparse=s.sparse, local_block=s.local_block, block=block, top_k=s.top_k
+        )
         self.ffn = NoisySwiGLU(s.width, s.mlp_ratio * s.width, s.noise_dim)
 
     def forward(self, x, z, rope):
@@ -116,8 +117,13 @@ class Mosaic(nn.Module):
         lat = torch.tensor(latitude, dtype=torch.float32)
         lon = torch.tensor(longitude, dtype=torch.float32)
         grid_lat, grid_lon = torch.meshgrid(lat, lon, indexing="ij")
-        static = torch.stack([grid_lat.deg2rad().sin(), grid_lat.deg2rad().cos() * grid_lon.deg2rad().cos(),
-                              grid_lat.deg2rad().cos() * grid_lon.deg2rad().sin()])
+        static = torch.stack(
+            [
+                grid_lat.deg2rad().sin(),
+                grid_lat.deg2rad().cos() * grid_lon.deg2rad().cos(),
+                grid_lat.deg2rad().cos() * grid_lon.deg2rad().sin(),
+            ]
+        )
         self.register_buffer("static", static, persistent=False)
         order = torch.as_tensor(tile_order(n_lat, n_lon, s.tile))
         self.register_buffer("order", order, persistent=False)

@@ -29,9 +29,18 @@ VARIANTS = ("mosaic", "dense", "mse")
 def model_settings(settings: dict, variant: str, channels: int) -> ModelSettings:
     m = settings["model"]
     return ModelSettings(
-        channels=channels, history=2, width=m["width"], depth=m["depth"], heads=m["heads"], kv_heads=m["kv_heads"],
-        patch=m["patch"], tile=tuple(m["tile"]), local_block=m["local_block"], top_k=m["top_k"],
-        sparse=variant != "dense", noise_dim=0 if variant == "mse" else m["noise_dim"],
+        channels=channels,
+        history=2,
+        width=m["width"],
+        depth=m["depth"],
+        heads=m["heads"],
+        kv_heads=m["kv_heads"],
+        patch=m["patch"],
+        tile=tuple(m["tile"]),
+        local_block=m["local_block"],
+        top_k=m["top_k"],
+        sparse=variant != "dense",
+        noise_dim=0 if variant == "mse" else m["noise_dim"],
     )
 
 
@@ -48,8 +57,16 @@ def windows(n_time: int, steps: int) -> np.ndarray:
     return np.arange(n_time - 1 - steps)
 
 
-def rollout_loss(model, states: torch.Tensor, starts: np.ndarray, steps: int, members: int, variant: str,
-                 weights: torch.Tensor, noise_dim: int) -> torch.Tensor:
+def rollout_loss(
+    model,
+    states: torch.Tensor,
+    starts: np.ndarray,
+    steps: int,
+    members: int,
+    variant: str,
+    weights: torch.Tensor,
+    noise_dim: int,
+) -> torch.Tensor:
     history = torch.stack([states[starts], states[starts + 1]], dim=1)
     b = history.shape[0]
     copies = members if variant != "mse" else 1
@@ -117,11 +134,29 @@ def main(job) -> None:
         return score
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=t["lr"], weight_decay=t["weight_decay"])
-    result = train(model, loss_fn, batches, epochs=t["epochs"], optimizer=optimizer, validate=validate,
-                   patience=t["patience"], checkpoint=checkpoint_path(job.params.checkpoints, variant, s, job.params.seed), checkpoint_every=5,
-                   grad_clip=1.0, desc=f"mosaic/{variant}")
+    result = train(
+        model,
+        loss_fn,
+        batches,
+        epochs=t["epochs"],
+        optimizer=optimizer,
+        validate=validate,
+        patience=t["patience"],
+        checkpoint=checkpoint_path(job.params.checkpoints, variant, s, job.params.seed),
+        checkpoint_every=5,
+        grad_clip=1.0,
+        desc=f"mosaic/{variant}",
+    )
     log.info("%s: best epoch %d, val %.4f", variant, result.best_epoch, result.best_score)
     with atomic_path(job.output.model) as tmp:
-        torch.save({"state": model.state_dict(), "settings": ms.__dict__, "variant": variant,
-                    "channels": train_f.channels, "history": result.history}, tmp)
+        torch.save(
+            {
+                "state": model.state_dict(),
+                "settings": ms.__dict__,
+                "variant": variant,
+                "channels": train_f.channels,
+                "history": result.history,
+            },
+            tmp,
+        )
     write_json(job.output.history, result.history)

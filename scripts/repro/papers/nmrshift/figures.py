@@ -29,7 +29,14 @@ def predicted_vs_true(pairs: pd.DataFrame, path: str) -> None:
     for ax, nucleus in zip(axes[0], nuclei):
         for variant, marker in (("supervised", "x"), ("semi", ".")):
             sel = lab[(lab.nucleus == nucleus) & (lab.variant == variant)]
-            ax.scatter(sel.true, sel.pred, s=6, marker=marker, alpha=0.6, label=f"{variant} (MAE {np.mean(np.abs(sel.pred - sel.true)):.3g})")
+            ax.scatter(
+                sel.true,
+                sel.pred,
+                s=6,
+                marker=marker,
+                alpha=0.6,
+                label=f"{variant} (MAE {np.mean(np.abs(sel.pred - sel.true)):.3g})",
+            )
         lims = [lab[lab.nucleus == nucleus].true.min(), lab[lab.nucleus == nucleus].true.max()]
         ax.plot(lims, lims, "k-", lw=0.8)
         ax.set(xlabel="true shift (ppm, synthetic)", ylabel="predicted (ppm)", title=nucleus)
@@ -38,13 +45,22 @@ def predicted_vs_true(pairs: pd.DataFrame, path: str) -> None:
 
 
 def per_solvent(metrics: dict, path: str) -> None:
-    entries = [(key.split("/")[0], key.split("/")[1], m["per_solvent_set_mae"]) for key, m in metrics["variants"].items() if key.split("/")[1] in ("semi", "semi_nosolvent")]
+    entries = [
+        (key.split("/")[0], key.split("/")[1], m["per_solvent_set_mae"])
+        for key, m in metrics["variants"].items()
+        if key.split("/")[1] in ("semi", "semi_nosolvent")
+    ]
     nuclei = sorted({e[0] for e in entries})
     fig, axes = subplots(1, len(nuclei), width=3.8)
     for ax, nucleus in zip(axes[0], nuclei):
         groups = ["CDCl3", "DMSO-d6", "other"]
         for k, (_, variant, values) in enumerate(e for e in entries if e[0] == nucleus):
-            ax.bar(np.arange(3) + 0.38 * k, [values.get(g, np.nan) for g in groups], width=0.38, label="with solvent embedding" if variant == "semi" else "no solvent")
+            ax.bar(
+                np.arange(3) + 0.38 * k,
+                [values.get(g, np.nan) for g in groups],
+                width=0.38,
+                label="with solvent embedding" if variant == "semi" else "no solvent",
+            )
         ax.set_xticks(np.arange(3) + 0.19, groups)
         ax.set(ylabel="set MAE, held-out literature (ppm)", title=nucleus)
         ax.legend()
@@ -72,4 +88,7 @@ def main(job) -> None:
     mae_vs_unlabelled(metrics, job.output.mae_vs_unlabelled)
     predicted_vs_true(pairs, job.output.predicted_vs_true)
     per_solvent(metrics, job.output.per_solvent)
-    solvent_shift_changes(pd.concat([pd.read_parquet(p) for p in job.input.predictions], ignore_index=True), job.output.solvent_shift_changes)
+    solvent_shift_changes(
+        pd.concat([pd.read_parquet(p) for p in job.input.predictions], ignore_index=True),
+        job.output.solvent_shift_changes,
+    )

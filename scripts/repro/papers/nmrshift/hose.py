@@ -46,5 +46,7 @@ class EnvironmentLookup:
         out = []
         for i in range(len(records)):
             codes = _codes(records, i)
-            out.append(np.array([self.predict_atom(codes[a]) for a in np.flatnonzero(records.mask[i])], dtype=np.float32))
+            out.append(
+                np.array([self.predict_atom(codes[a]) for a in np.flatnonzero(records.mask[i])], dtype=np.float32)
+            )
         return out

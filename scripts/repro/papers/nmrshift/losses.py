@@ -8,7 +8,7 @@ loss costs one sort instead of a Hungarian assignment. Both are here so tests an
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -33,7 +33,9 @@ def _sorted_padded(values: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     return torch.sort(torch.where(valid, values, torch.full_like(values, PAD)), dim=1).values
 
 
-def sorted_set_loss(pred: torch.Tensor, mask: torch.Tensor, observed: torch.Tensor, n_observed: torch.Tensor, kind: str = "l1") -> torch.Tensor:
+def sorted_set_loss(
+    pred: torch.Tensor, mask: torch.Tensor, observed: torch.Tensor, n_observed: torch.Tensor, kind: str = "l1"
+) -> torch.Tensor:
     """Per-molecule set loss [B]: predictions on ``mask`` atoms against the observed multiset, both sorted.
 
     ``pred``, ``mask``: [B, N]; ``observed``: [B, M] with the first ``n_observed[b]`` entries valid.
@@ -49,7 +51,9 @@ def sorted_set_loss(pred: torch.Tensor, mask: torch.Tensor, observed: torch.Tens
     return (pair_cost(p - o, kind) * slots).sum(dim=1)
 
 
-def hungarian_set_loss(pred: torch.Tensor, mask: torch.Tensor, observed: torch.Tensor, n_observed: torch.Tensor, kind: str = "l1") -> torch.Tensor:
+def hungarian_set_loss(
+    pred: torch.Tensor, mask: torch.Tensor, observed: torch.Tensor, n_observed: torch.Tensor, kind: str = "l1"
+) -> torch.Tensor:
     """Same quantity as :func:`sorted_set_loss` via an explicit optimal assignment per molecule (scipy)."""
     losses = []
     for b in range(pred.shape[0]):

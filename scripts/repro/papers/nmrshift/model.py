@@ -82,7 +82,9 @@ class Layer(nn.Module):
         self.qkv = nn.Linear(width, 3 * width)
         self.out = nn.Linear(width, width)
         self.norm2 = nn.LayerNorm(width)
-        self.ffn = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Dropout(dropout), nn.Linear(4 * width, width))
+        self.ffn = nn.Sequential(
+            nn.Linear(width, 4 * width), nn.GELU(), nn.Dropout(dropout), nn.Linear(4 * width, width)
+        )
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor, bias: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
@@ -98,7 +100,15 @@ class Layer(nn.Module):
 class ShiftTransformer(nn.Module):
     """Per-atom shift regression (standardised units) from atom types, 3-D coordinates and solvent."""
 
-    def __init__(self, width: int = 64, layers: int = 3, heads: int = 4, kernels: int = 32, dropout: float = 0.0, solvent: str = "cls"):
+    def __init__(
+        self,
+        width: int = 64,
+        layers: int = 3,
+        heads: int = 4,
+        kernels: int = 32,
+        dropout: float = 0.0,
+        solvent: str = "cls",
+    ):
         super().__init__()
         if solvent not in SOLVENT_MODES:
             raise ValueError(f"solvent mode {solvent!r} not in {SOLVENT_MODES}")
@@ -112,7 +122,13 @@ class ShiftTransformer(nn.Module):
         self.solvent = nn.Embedding(N_SOLVENTS, 1 if solvent == "scalar" else width)
         nn.init.zeros_(self.solvent.weight)
 
-    def forward(self, atomic_numbers: torch.Tensor, coords: torch.Tensor, solvent: torch.Tensor, features: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        atomic_numbers: torch.Tensor,
+        coords: torch.Tensor,
+        solvent: torch.Tensor,
+        features: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """``atomic_numbers`` [B, N] (0 = padding), ``coords`` [B, N, 3], ``solvent`` [B] -> shifts [B, N]."""
         pad_atoms = atomic_numbers == 0
         tokens = torch.where(pad_atoms, torch.zeros_like(atomic_numbers, dtype=torch.long), token_of(atomic_numbers))
@@ -140,7 +156,9 @@ class ShiftTransformer(nn.Module):
         return out.masked_fill(pad_atoms, 0.0)
 
 
-def gaussian_environment(atomic_numbers: torch.Tensor, coords: torch.Tensor, kernels: int, cutoff: float = 6.0) -> torch.Tensor:
+def gaussian_environment(
+    atomic_numbers: torch.Tensor, coords: torch.Tensor, kernels: int, cutoff: float = 6.0
+) -> torch.Tensor:
     """Per-atom 3-D environment: for each neighbour element, Gaussian-smeared distances (cosine cut-off).
 
     The same Gaussian distance features the transformer turns into attention biases, summed per
@@ -166,7 +184,15 @@ class EnvironmentMLP(nn.Module):
     the first hidden layer of every atom (a global conditioning, like 'atom_pre').
     """
 
-    def __init__(self, width: int = 64, layers: int = 2, kernels: int = 16, dropout: float = 0.0, solvent: str = "cls", heads: int = 1):
+    def __init__(
+        self,
+        width: int = 64,
+        layers: int = 2,
+        kernels: int = 16,
+        dropout: float = 0.0,
+        solvent: str = "cls",
+        heads: int = 1,
+    ):
         super().__init__()
         if solvent not in SOLVENT_MODES:
             raise ValueError(f"solvent mode {solvent!r} not in {SOLVENT_MODES}")
@@ -183,7 +209,13 @@ class EnvironmentMLP(nn.Module):
     def features(self, atomic_numbers: torch.Tensor, coords: torch.Tensor) -> torch.Tensor:
         return gaussian_environment(atomic_numbers, coords, self.kernels)
 
-    def forward(self, atomic_numbers: torch.Tensor, coords: torch.Tensor, solvent: torch.Tensor, features: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        atomic_numbers: torch.Tensor,
+        coords: torch.Tensor,
+        solvent: torch.Tensor,
+        features: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         x = self.features(atomic_numbers, coords) if features is None else features
         vec = self.solvent(solvent)[:, None]
         h = self.inp(x)

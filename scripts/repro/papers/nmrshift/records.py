@@ -33,13 +33,18 @@ class RecordSet:
         """Precompute per-atom input features once when the backbone has fixed ones (coordinates never change)."""
         if self.features is None and hasattr(model, "features") and len(self):
             with torch.no_grad():
-                chunks = [model.features(torch.as_tensor(self.atoms[i : i + 64]), torch.as_tensor(self.coords[i : i + 64])).numpy() for i in range(0, len(self), 64)]
+                chunks = [
+                    model.features(
+                        torch.as_tensor(self.atoms[i : i + 64]), torch.as_tensor(self.coords[i : i + 64])
+                    ).numpy()
+                    for i in range(0, len(self), 64)
+                ]
             self.features = np.concatenate(chunks)
 
     def __len__(self) -> int:
         return len(self.frame)
 
-    def subset(self, rows: np.ndarray) -> "RecordSet":
+    def subset(self, rows: np.ndarray) -> RecordSet:
         rows = np.asarray(rows, dtype=np.int64)
         return RecordSet(
             self.frame.iloc[rows].reset_index(drop=True),

@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,9 @@ from repro.training import seed_everything, train
 log = logging.getLogger(__name__)
 
 
-def fold_data(labelled: RecordSet, unlabelled: RecordSet, fold: int, settings: dict[str, Any], variant: dict[str, Any], seed: int) -> dict[str, RecordSet]:
+def fold_data(
+    labelled: RecordSet, unlabelled: RecordSet, fold: int, settings: dict[str, Any], variant: dict[str, Any], seed: int
+) -> dict[str, RecordSet]:
     """Train/test record sets of one fold: scarce labels, a fraction of the unlabelled training spectra."""
     rng = np.random.default_rng([seed, fold])
     lab_train = np.flatnonzero(labelled.frame["fold"].to_numpy() != fold)
@@ -57,7 +60,14 @@ def _to(batch: dict[str, torch.Tensor], device: torch.device) -> dict[str, torch
     return {k: v.to(device) for k, v in batch.items()}
 
 
-def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str, Any], seed: int, checkpoint: Path, device: torch.device) -> tuple[torch.nn.Module, tuple[float, float]]:
+def fit(
+    data: dict[str, RecordSet],
+    settings: dict[str, Any],
+    variant: dict[str, Any],
+    seed: int,
+    checkpoint: Path,
+    device: torch.device,
+) -> tuple[torch.nn.Module, tuple[float, float]]:
     """Train one model on one fold; returns it with the standardisation (mean, sd) of the labelled targets."""
     seed_everything(seed)
     opt_cfg = settings["train"]
@@ -78,9 +88,13 @@ def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str,
                 group["lr"] = opt_cfg["lr"] * lr_factor(epoch * steps + step, epochs * steps, opt_cfg["warmup"])
             batch = {}
             if use_labels:
-                batch["lab"] = _to(data["labelled_train"].batch(rng.choice(len(data["labelled_train"]), b1), scale), device)
+                batch["lab"] = _to(
+                    data["labelled_train"].batch(rng.choice(len(data["labelled_train"]), b1), scale), device
+                )
             if use_sets:
-                batch["unl"] = _to(data["unlabelled_train"].batch(rng.choice(len(data["unlabelled_train"]), b2), scale), device)
+                batch["unl"] = _to(
+                    data["unlabelled_train"].batch(rng.choice(len(data["unlabelled_train"]), b2), scale), device
+                )
             yield batch
 
     def loss_fn(net: torch.nn.Module, batch: dict[str, Any]) -> torch.Tensor:
@@ -96,12 +110,28 @@ def fit(data: dict[str, RecordSet], settings: dict[str, Any], variant: dict[str,
             loss = loss + opt_cfg["lambda"] * per_mol.sum() / unl["mask"].sum()
         return loss
 
-    train(model, loss_fn, batches, epochs=epochs, optimizer=optimizer, checkpoint=checkpoint, checkpoint_every=max(1, epochs // 2), grad_clip=opt_cfg["grad_clip"], desc=checkpoint.stem)
+    train(
+        model,
+        loss_fn,
+        batches,
+        epochs=epochs,
+        optimizer=optimizer,
+        checkpoint=checkpoint,
+        checkpoint_every=max(1, epochs // 2),
+        grad_clip=opt_cfg["grad_clip"],
+        desc=checkpoint.stem,
+    )
     return model, scale
 
 
 @torch.no_grad()
-def predict(model: torch.nn.Module, records: RecordSet, scale: tuple[float, float], batch_size: int = 64, solvent: int | None = None) -> list[np.ndarray]:
+def predict(
+    model: torch.nn.Module,
+    records: RecordSet,
+    scale: tuple[float, float],
+    batch_size: int = 64,
+    solvent: int | None = None,
+) -> list[np.ndarray]:
     """Predicted shifts (ppm) of each record's covered atoms, in atom order; ``solvent`` overrides the recorded group id."""
     device = next(model.parameters()).device
     out = []
@@ -110,7 +140,10 @@ def predict(model: torch.nn.Module, records: RecordSet, scale: tuple[float, floa
         batch = _to(records.batch(rows, scale), device)
         if solvent is not None:
             batch["solvent"] = torch.full_like(batch["solvent"], solvent)
-        pred = model(batch["atoms"], batch["coords"], batch["solvent"], batch.get("features")).cpu().numpy() * scale[1] + scale[0]
+        pred = (
+            model(batch["atoms"], batch["coords"], batch["solvent"], batch.get("features")).cpu().numpy() * scale[1]
+            + scale[0]
+        )
         out += [pred[i][batch["mask"][i].cpu().numpy()] for i in range(rows.size)]
     return out
 
@@ -127,8 +160,15 @@ def main(job) -> None:
     unlabelled.attach_features(probe)
     # Checkpoints are keyed by the settings and the training code that shape them, so a changed config
     # or model never resumes a stale run.
-    code = "".join((Path(__file__).parent / name).read_text() for name in ("model.py", "losses.py", "records.py", "train.py"))
-    key = hashlib.sha1(json.dumps([settings["model"], settings["train"], variant, settings["n_labelled"], job.params.seed, code], sort_keys=True).encode()).hexdigest()[:12]
+    code = "".join(
+        (Path(__file__).parent / name).read_text() for name in ("model.py", "losses.py", "records.py", "train.py")
+    )
+    key = hashlib.sha1(
+        json.dumps(
+            [settings["model"], settings["train"], variant, settings["n_labelled"], job.params.seed, code],
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()[:12]
     rows = []
     for fold in settings["folds"]:
         data = fold_data(labelled, unlabelled, fold, settings, variant, job.params.seed)
@@ -137,13 +177,32 @@ def main(job) -> None:
             lookup = EnvironmentLookup(data["labelled_train"])
             predictor = lambda records, solvent=None: lookup.predict(records)  # noqa: E731
         else:
-            model, scale = fit(data, settings, variant, seed, Path(job.params.checkpoints) / key / f"fold{fold}.pt", device)
+            model, scale = fit(
+                data, settings, variant, seed, Path(job.params.checkpoints) / key / f"fold{fold}.pt", device
+            )
             predictor = lambda records, solvent=None: predict(model, records, scale, solvent=solvent)  # noqa: E731
         for kind in ("labelled_test", "unlabelled_test"):
             records = data[kind]
             as_solvent = {f"pred_as_{group}": predictor(records, solvent=gid) for group, gid in GROUP_IDS.items()}
             for i, ((_, meta), pred) in enumerate(zip(records.frame.iterrows(), predictor(records))):
-                rows.append({"kind": kind.split("_")[0], "fold": fold, "mol_id": meta["mol_id"], "smiles": meta["smiles"], "solvent_group": meta["solvent_group"], "pred": pred.astype(np.float32)} | {k: v[i].astype(np.float32) for k, v in as_solvent.items()})
-        log.info("%s %s fold %d: %d labelled, %d unlabelled training records", nucleus, name, fold, len(data["labelled_train"]), len(data["unlabelled_train"]))
+                rows.append(
+                    {
+                        "kind": kind.split("_")[0],
+                        "fold": fold,
+                        "mol_id": meta["mol_id"],
+                        "smiles": meta["smiles"],
+                        "solvent_group": meta["solvent_group"],
+                        "pred": pred.astype(np.float32),
+                    }
+                    | {k: v[i].astype(np.float32) for k, v in as_solvent.items()}
+                )
+        log.info(
+            "%s %s fold %d: %d labelled, %d unlabelled training records",
+            nucleus,
+            name,
+            fold,
+            len(data["labelled_train"]),
+            len(data["unlabelled_train"]),
+        )
     with atomic_path(job.output.predictions) as tmp:
         pd.DataFrame(rows).assign(nucleus=nucleus, variant=name).to_parquet(tmp, index=False)

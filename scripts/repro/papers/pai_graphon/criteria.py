@@ -18,8 +18,9 @@ from repro.papers.pai_graphon import model
 CRITERIA = ("random", "magnitude", "snip", "grasp")
 
 
-def scores(criterion: str, weights: list[torch.Tensor], x: torch.Tensor, y: torch.Tensor,
-           generator: torch.Generator) -> list[torch.Tensor]:
+def scores(
+    criterion: str, weights: list[torch.Tensor], x: torch.Tensor, y: torch.Tensor, generator: torch.Generator
+) -> list[torch.Tensor]:
     """Saliency of every weight, oriented so that larger means 'keep'."""
     if criterion == "random":
         return [torch.rand(w.shape, generator=generator).to(w.device) for w in weights]

@@ -59,9 +59,14 @@ def main(job) -> None:
         "digits": digits(s["digits_test_fraction"], rng),
     }
     checksums = {name: write_store(getattr(job.output, name), content) for name, content in made.items()}
-    write_json(job.output.manifest, {
-        "source": "synthetic generator (seeded) and scikit-learn's bundled digits (BSD-3-Clause; UCI optdigits)",
-        "producer": "embedded", "seed": seed, "settings": s,
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "sha256": checksums,
-    })
+    write_json(
+        job.output.manifest,
+        {
+            "source": "synthetic generator (seeded) and scikit-learn's bundled digits (BSD-3-Clause; UCI optdigits)",
+            "producer": "embedded",
+            "seed": seed,
+            "settings": s,
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "sha256": checksums,
+        },
+    )

@@ -37,8 +37,13 @@ def distances(metrics: dict, s: dict, path: str) -> None:
             conv = metrics[name][c]["convergence"]
             ax.loglog(conv["widths"], conv["graphon_distance"], "o-", label=f"{c} (slope {conv['slope']:.2f})")
         ref = np.array(conv["widths"], float)
-        ax.loglog(ref, 0.5 * metrics[name]["random"]["convergence"]["graphon_distance"][0] * (ref / ref[0]) ** -0.5,
-                  "k:", lw=1, label=r"$n^{-1/2}$")
+        ax.loglog(
+            ref,
+            0.5 * metrics[name]["random"]["convergence"]["graphon_distance"][0] * (ref / ref[0]) ** -0.5,
+            "k:",
+            lw=1,
+            label=r"$n^{-1/2}$",
+        )
         ax.set_xticks(conv["widths"], [str(w) for w in conv["widths"]])
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_title(name)

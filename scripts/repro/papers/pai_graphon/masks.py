@@ -43,5 +43,6 @@ def main(job) -> None:
                     for layer, m in enumerate(masks):
                         group.create_array(f"layer{layer}", data=m.cpu().numpy())
                     group.create_array("scores0", data=scores[0].cpu().numpy().astype(np.float32))
-        root.attrs.update({"density": s["density"], "widths": s["widths"], "seeds": s["seeds"],
-                           "criteria": s["criteria"]})
+        root.attrs.update(
+            {"density": s["density"], "widths": s["widths"], "seeds": s["seeds"], "criteria": s["criteria"]}
+        )

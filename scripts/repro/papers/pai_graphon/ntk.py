@@ -11,7 +11,6 @@ from __future__ import annotations
 import torch
 
 
-
 def jacobian(weights: list[torch.Tensor], masks: list[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     """Per-example gradient of the first logit w.r.t. all weights, (n, n_params); pruned weights get 0."""
     inputs, pre = [], []

@@ -12,7 +12,6 @@ from repro.stores import open_zarr_group
 DATASET_VARIABLES = ("X", "y", "split")
 
 
-
 def read_dataset(path: str | os.PathLike) -> dict:
     """X, y, split and attributes of a canonical dataset store."""
     group = open_zarr_group(path)

@@ -51,8 +51,9 @@ def main(job) -> None:
     device = pick_device(job.params.device)
     test = np.flatnonzero(data["split"] == 1)
     train = np.flatnonzero(data["split"] == 0)
-    X_tr, y_tr, X_te, y_te = (torch.from_numpy(a).to(device) for a in
-                              (data["X"][train], data["y"][train], data["X"][test], data["y"][test]))
+    X_tr, y_tr, X_te, y_te = (
+        torch.from_numpy(a).to(device) for a in (data["X"][train], data["y"][train], data["X"][test], data["y"][test])
+    )
     x_k, y_k = X_te[: cfg["points"]], 2 * y_te[: cfg["points"]] - 1
     runs = [("dense", 1.0)] + [(c, d) for c in s["criteria"] for d in cfg["densities"]]
     records = []
@@ -67,8 +68,15 @@ def main(job) -> None:
                 masks = criteria.prune(criterion, weights, xb, yb, density, seed)[0]
             K = ntk.ntk(weights, masks, x_k)
             trained = train_masked(weights, masks, X_tr, y_tr, cfg["steps"], cfg["train_batch"], cfg["lr"], seed)
-            records.append({"criterion": criterion, "density": density, "seed": seed, "alignment": ntk.alignment(K, y_k),
-                            "centered_alignment": ntk.alignment(ntk.center(K), y_k),
-                            "test_accuracy": accuracy(trained, masks, X_te, y_te),
-                            "init_accuracy": accuracy(weights, masks, X_te, y_te)})
+            records.append(
+                {
+                    "criterion": criterion,
+                    "density": density,
+                    "seed": seed,
+                    "alignment": ntk.alignment(K, y_k),
+                    "centered_alignment": ntk.alignment(ntk.center(K), y_k),
+                    "test_accuracy": accuracy(trained, masks, X_te, y_te),
+                    "init_accuracy": accuracy(weights, masks, X_te, y_te),
+                }
+            )
     write_json(job.output[0], {"width": cfg["width"], "records": records})

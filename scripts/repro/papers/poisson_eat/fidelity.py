@@ -11,6 +11,7 @@ import logging
 import numpy as np
 import torch
 
+from repro.papers.poisson_eat.closed_forms import eat_moments
 from repro.papers.poisson_eat.metrics import (
     mean_zscore,
     negative_binomial_law,
@@ -18,7 +19,6 @@ from repro.papers.poisson_eat.metrics import (
     variance_zscore,
     w1_to_discrete,
 )
-from repro.papers.poisson_eat.closed_forms import eat_moments
 from repro.papers.poisson_eat.relaxations import negative_binomial_sample, relaxed_sample
 
 LOG = logging.getLogger(__name__)
@@ -36,13 +36,24 @@ def draw(method: str, rate: float, tau: float, n: int) -> np.ndarray:
 
 def fidelity_row(method: str, rate: float, tau: float, samples: np.ndarray) -> dict:
     """Moments, their z-scores and W1 of one (method, rate, tau) cell."""
-    row = {"method": method, "rate": rate, "tau": tau, "n": samples.size, "mean": samples.mean(),
-           "var": samples.var(ddof=1), "z_mean_vs_rate": mean_zscore(samples, rate),
-           "w1": w1_to_discrete(samples, *poisson_law(rate))}
+    row = {
+        "method": method,
+        "rate": rate,
+        "tau": tau,
+        "n": samples.size,
+        "mean": samples.mean(),
+        "var": samples.var(ddof=1),
+        "z_mean_vs_rate": mean_zscore(samples, rate),
+        "w1": w1_to_discrete(samples, *poisson_law(rate)),
+    }
     if method.startswith("eat_"):
         mean, var = eat_moments(rate, tau, method[4:])
-        row |= {"closed_mean": mean, "closed_var": var, "z_mean_vs_closed": mean_zscore(samples, mean),
-                "z_var_vs_closed": variance_zscore(samples, var)}
+        row |= {
+            "closed_mean": mean,
+            "closed_var": var,
+            "z_mean_vs_closed": mean_zscore(samples, mean),
+            "z_var_vs_closed": variance_zscore(samples, var),
+        }
     return row
 
 
@@ -58,8 +69,9 @@ def analyse(cfg: dict, seed: int) -> dict:
     curve = []
     for method in cfg["curve_methods"]:
         for tau in cfg["tau_curve"]:
-            w1 = [w1_to_discrete(draw(method, rate, tau, cfg["curve_draws"]), *poisson_law(rate))
-                  for rate in cfg["rates"]]
+            w1 = [
+                w1_to_discrete(draw(method, rate, tau, cfg["curve_draws"]), *poisson_law(rate)) for rate in cfg["rates"]
+            ]
             curve.append({"method": method, "tau": tau, "w1_mean": float(np.mean(w1)), "w1": w1})
     nb_cfg = cfg["negative_binomial"]
     law = negative_binomial_law(nb_cfg["shape"], nb_cfg["rate"])
@@ -70,6 +82,14 @@ def analyse(cfg: dict, seed: int) -> dict:
     for method in cfg["methods"]:
         for tau in cfg["taus"]:
             samples = negative_binomial_sample(shape, rate, tau, method).numpy()
-            nb.append({"method": method, "tau": tau, "mean": samples.mean(), "target_mean": nb_mean,
-                       "z_mean": mean_zscore(samples, nb_mean), "w1": w1_to_discrete(samples, *law)})
+            nb.append(
+                {
+                    "method": method,
+                    "tau": tau,
+                    "mean": samples.mean(),
+                    "target_mean": nb_mean,
+                    "z_mean": mean_zscore(samples, nb_mean),
+                    "w1": w1_to_discrete(samples, *law),
+                }
+            )
     return {"grid": grid, "curve": curve, "negative_binomial": nb}

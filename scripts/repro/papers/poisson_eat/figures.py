@@ -8,8 +8,14 @@ from repro.io import read_json
 from repro.papers.poisson_eat.closed_forms import eat_moments
 from repro.plotting import save, subplots
 
-LABELS = {"eat_sigmoid": "EAT sigmoid", "eat_cubic": "EAT cubic", "eat_linear": "EAT linear",
-          "eat_cosine": "EAT cosine", "gsm": "GSM", "score": "score function"}
+LABELS = {
+    "eat_sigmoid": "EAT sigmoid",
+    "eat_cubic": "EAT cubic",
+    "eat_linear": "EAT linear",
+    "eat_cosine": "EAT cosine",
+    "gsm": "GSM",
+    "score": "score function",
+}
 
 
 def moments_figure(fidelity: dict, path: str) -> None:
@@ -22,8 +28,14 @@ def moments_figure(fidelity: dict, path: str) -> None:
         rows = [r for r in grid if r["method"] == method]
         color = f"C{i}"
         for ax, key in zip(axes[0], ("mean", "var")):
-            ax.plot([r["tau"] for r in rows], [r[key] / r["rate"] for r in rows], "o", ms=3, color=color,
-                    label=LABELS[method])
+            ax.plot(
+                [r["tau"] for r in rows],
+                [r[key] / r["rate"] for r in rows],
+                "o",
+                ms=3,
+                color=color,
+                label=LABELS[method],
+            )
             if method.startswith("eat_"):
                 ax.plot(fine, [eat_moments(1.0, t, method[4:])[key == "var"] for t in fine], "-", color=color, lw=1)
     axes[0][0].set(xlabel="temperature tau", ylabel="E[z] / lambda", title="first moment")
@@ -71,7 +83,7 @@ def vae_figure(runs: list[dict], path: str) -> None:
     for run in runs:
         taus = sorted({r["tau"] for r in run["vae"]})
         elbo = [np.mean([r["test_elbo"] for r in run["vae"] if r["tau"] == t]) for t in taus]
-        line, = axes[0][0].plot(taus, elbo, "o-", ms=3, label=LABELS[run["method"]])
+        (line,) = axes[0][0].plot(taus, elbo, "o-", ms=3, label=LABELS[run["method"]])
         for r in run["vae"]:
             axes[0][1].plot(r["train_elbo_curve"], color=line.get_color(), alpha=0.3 + 0.7 * r["tau"] / max(taus))
     axes[0][0].set(xlabel="temperature tau", ylabel="test ELBO (exact latents)", title="temperature robustness")
@@ -90,7 +102,9 @@ def poglm_figure(runs: list[dict], baseline: dict, truth: np.ndarray, n_observed
         ax.plot(true, fitted.ravel(), ".", ms=3)
         lim = [min(true.min(), fitted.min()), max(true.max(), fitted.max())]
         ax.plot(lim, lim, "k--", lw=0.8)
-        ax.set(xlabel="true coupling", ylabel="fitted", title=f"{label}: r = {np.corrcoef(true, fitted.ravel())[0, 1]:.3f}")
+        ax.set(
+            xlabel="true coupling", ylabel="fitted", title=f"{label}: r = {np.corrcoef(true, fitted.ravel())[0, 1]:.3f}"
+        )
     save(fig, path)
 
 

@@ -10,8 +10,7 @@ import numpy as np
 from scipy import optimize
 
 from repro.io import write_json
-from repro.papers.poisson_eat.spikes import load_spikes
-from repro.papers.poisson_eat.spikes import history
+from repro.papers.poisson_eat.spikes import history, load_spikes
 
 
 def fit_observed_glm(spikes: np.ndarray, kernel: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -19,6 +18,7 @@ def fit_observed_glm(spikes: np.ndarray, kernel: np.ndarray) -> tuple[np.ndarray
     design = np.hstack([np.ones((spikes.shape[0], 1)), history(spikes.astype(float), kernel)])
     weights, biases, total = [], [], 0.0
     for y in spikes.T.astype(float):
+
         def nll(beta: np.ndarray) -> tuple[float, np.ndarray]:
             eta = design @ beta
             return float(np.sum(np.exp(eta) - y * eta)), design.T @ (np.exp(eta) - y)
@@ -35,5 +35,6 @@ def main(job) -> None:
     n_obs = int(sim["n_observed"])
     weights, _, log_lik = fit_observed_glm(sim["spikes"][:, :n_obs], sim["kernel"])
     corr = float(np.corrcoef(sim["weights"][:n_obs, :n_obs].ravel(), weights.ravel())[0, 1])
-    write_json(job.output[0], {"method": "observed_only", "corr_observed": corr, "log_likelihood": log_lik,
-                               "weights": weights})
+    write_json(
+        job.output[0], {"method": "observed_only", "corr_observed": corr, "log_likelihood": log_lik, "weights": weights}
+    )

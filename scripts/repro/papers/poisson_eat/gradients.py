@@ -45,6 +45,14 @@ def analyse(cfg: dict, seed: int) -> dict:
             taus = [None] if method == "score" else cfg["taus"]
             for tau in taus:
                 grads = per_sample_gradients(method, g_torch, cfg["rates"], tau, cfg["draws"])
-                rows.append({"function": name, "method": method, "tau": tau, "reference": reference,
-                             "mean_gradient": grads.mean(axis=0), **gradient_quality(grads, reference)})
+                rows.append(
+                    {
+                        "function": name,
+                        "method": method,
+                        "tau": tau,
+                        "reference": reference,
+                        "mean_gradient": grads.mean(axis=0),
+                        **gradient_quality(grads, reference),
+                    }
+                )
     return {"rates": cfg["rates"], "rows": rows}

@@ -64,8 +64,9 @@ def fit(sim: dict[str, np.ndarray], method: str, tau: float, seed: int, cfg: dic
     log_mean = math.log(float(observed.mean()))
     weights = torch.zeros(n, n, dtype=torch.float64, device=device, requires_grad=True)
     bias = torch.full((n,), log_mean, dtype=torch.float64, device=device, requires_grad=True)
-    q_log_rate = torch.full((observed.shape[0], n_hidden), log_mean, dtype=torch.float64, device=device,
-                            requires_grad=True)
+    q_log_rate = torch.full(
+        (observed.shape[0], n_hidden), log_mean, dtype=torch.float64, device=device, requires_grad=True
+    )
     opt = torch.optim.Adam([weights, bias, q_log_rate], lr=cfg["lr"])
 
     def elbo(hidden: torch.Tensor) -> torch.Tensor:
@@ -88,5 +89,12 @@ def fit(sim: dict[str, np.ndarray], method: str, tau: float, seed: int, cfg: dic
     fitted = weights.detach().cpu().numpy()
     true = sim["weights"]
     obs_corr = float(np.corrcoef(true[:n_obs, :n_obs].ravel(), fitted[:n_obs, :n_obs].ravel())[0, 1])
-    return {"tau": tau, "seed": seed, "elbo_curve": curve, "exact_elbo": exact, "corr_observed": obs_corr,
-            "corr_full": best_relabelled_correlation(true, fitted, n_obs), "weights": fitted}
+    return {
+        "tau": tau,
+        "seed": seed,
+        "elbo_curve": curve,
+        "exact_elbo": exact,
+        "corr_observed": obs_corr,
+        "corr_full": best_relabelled_correlation(true, fitted, n_obs),
+        "weights": fitted,
+    }

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from repro.device import pick_device
 from repro.io import read_json, write_json
@@ -50,8 +51,11 @@ def main(job) -> None:
     vae_runs = []
     for tau in settings["vae"]["taus"]:
         for seed in settings["vae"]["seeds"]:
-            run = cached(folder, f"vae_tau{tau}_seed{seed}",
-                         lambda: vae.train_one(train, test, method, tau, int(seed), settings["vae"], device))
+            run = cached(
+                folder,
+                f"vae_tau{tau}_seed{seed}",
+                lambda: vae.train_one(train, test, method, tau, int(seed), settings["vae"], device),
+            )
             vae_runs.append(run)
             LOG.info("P-VAE %s tau=%g seed=%d: test ELBO %.3f", method, tau, seed, run["test_elbo"])
     sim = spikes.load_spikes(job.input.spikes)

@@ -55,7 +55,9 @@ def load_digits_npz(path: str) -> tuple[torch.Tensor, torch.Tensor]:
 def exact_test_elbo(model: PoissonVAE, x: torch.Tensor, draws: int) -> float:
     """Mean ELBO per image with exact Poisson latents."""
     post, prior = model.rates(x)
-    return float(np.mean([-model.negative_elbo(x, torch.poisson(post), post, prior).mean().item() for _ in range(draws)]))
+    return float(
+        np.mean([-model.negative_elbo(x, torch.poisson(post), post, prior).mean().item() for _ in range(draws)])
+    )
 
 
 def train_one(
@@ -79,5 +81,9 @@ def train_one(
             opt.step()
             total += loss.item() * len(idx)
         curve.append(-total / len(train))
-    return {"tau": tau, "seed": seed, "train_elbo_curve": curve,
-            "test_elbo": exact_test_elbo(model, test, cfg["eval_draws"])}
+    return {
+        "tau": tau,
+        "seed": seed,
+        "train_elbo_curve": curve,
+        "test_elbo": exact_test_elbo(model, test, cfg["eval_draws"]),
+    }

@@ -9,12 +9,10 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from repro.io import atomic_path, sha256, write_json
 from repro.papers.talda.problems import QuadraticGames, estimate_yang_constants, quadratic_game, robust_least_squares
-
 
 
 def stack(instances: list[dict], suffix: str) -> dict[str, np.ndarray]:
@@ -48,8 +46,9 @@ def robust_ls_family(settings: dict, seed: int) -> dict[str, np.ndarray]:
     out = {}
     for d in settings["dims"]:
         rows = cfg["rows_per_dim"] * d
-        instances = [robust_least_squares(np.random.default_rng([seed, d, s, 7]), d, rows, cfg["lam"])
-                     for s in settings["seeds"]]
+        instances = [
+            robust_least_squares(np.random.default_rng([seed, d, s, 7]), d, rows, cfg["lam"]) for s in settings["seeds"]
+        ]
         out |= stack(instances, f"d{d}")
         rng = np.random.default_rng([seed, d, 998])
         out[f"x0_d{d}"], out[f"y0_d{d}"] = rng.normal(size=(len(instances), d)), rng.normal(size=(len(instances), rows))
@@ -62,8 +61,9 @@ def main(job) -> None:
     seed = int(settings["data_seed"])
     yang_cfg = settings["yang"]
     constants = estimate_yang_constants(yang_cfg["extent"], yang_cfg["grid_points"])
-    start = np.random.default_rng([seed, 1]).uniform(-yang_cfg["start_radius"], yang_cfg["start_radius"],
-                                                     size=(len(settings["seeds"]), 2))
+    start = np.random.default_rng([seed, 1]).uniform(
+        -yang_cfg["start_radius"], yang_cfg["start_radius"], size=(len(settings["seeds"]), 2)
+    )
     files = {
         "quadratic": quadratic_family(settings, seed),
         "robust_ls": robust_ls_family(settings, seed),
@@ -72,7 +72,13 @@ def main(job) -> None:
     for name, arrays in files.items():
         with atomic_path(job.output[name]) as tmp:
             np.savez(tmp, **arrays)
-    write_json(job.output.manifest, {
-        "source": "embedded", "generator": "repro.papers.talda.data", "seed": seed, "settings": settings,
-        "files": {f"{name}.npz": {"sha256": sha256(job.output[name])} for name in files},
-    })
+    write_json(
+        job.output.manifest,
+        {
+            "source": "embedded",
+            "generator": "repro.papers.talda.data",
+            "seed": seed,
+            "settings": settings,
+            "files": {f"{name}.npz": {"sha256": sha256(job.output[name])} for name in files},
+        },
+    )

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from repro.claims import Claim, Test, write_claims
+from repro.claims import evaluate_claims, write_claims
 from repro.io import InputError, write_json
-from repro.registry import load_reported
+from repro.papers.talda.claims import CLAIMS
 from repro.papers.talda.methods import METHODS
 from repro.papers.talda.rates import fit_rate
+from repro.registry import load_reported
 
-BASELINES = tuple(m for m in METHODS if m != "talda")
 REQUIRED = ("error", "calls", "lyapunov", "eta_x", "eta_y")
 
 
@@ -36,17 +36,30 @@ def rate_table(ds: xr.Dataset, fit_cfg: dict) -> list[dict]:
                 error = run.error.values[i]
                 per_iter = fit_rate(error, np.arange(error.size), **fit_cfg)
                 per_call = fit_rate(error, run.calls.values[i], **fit_cfg)
-                rows.append({"algorithm": str(algorithm), "steps": str(steps), "instance": i,
-                             "family": str(ds.family.values[i]), "dim": int(ds.dim.values[i]),
-                             "coupling": float(ds.coupling.values[i]), "seed": int(ds.seed.values[i]),
-                             "slope_per_iteration": per_iter["slope"], "slope_per_call": per_call["slope"],
-                             "r2": per_iter["r2"], "final_error": float(error[-1])})
+                rows.append(
+                    {
+                        "algorithm": str(algorithm),
+                        "steps": str(steps),
+                        "instance": i,
+                        "family": str(ds.family.values[i]),
+                        "dim": int(ds.dim.values[i]),
+                        "coupling": float(ds.coupling.values[i]),
+                        "seed": int(ds.seed.values[i]),
+                        "slope_per_iteration": per_iter["slope"],
+                        "slope_per_call": per_call["slope"],
+                        "r2": per_iter["r2"],
+                        "final_error": float(error[-1]),
+                    }
+                )
     return rows
 
 
 def median_slope(rows: list[dict], algorithm: str, steps: str, **match) -> float:
-    sel = [r["slope_per_call"] for r in rows if r["algorithm"] == algorithm and r["steps"] == steps
-           and all(r[k] == v for k, v in match.items())]
+    sel = [
+        r["slope_per_call"]
+        for r in rows
+        if r["algorithm"] == algorithm and r["steps"] == steps and all(r[k] == v for k, v in match.items())
+    ]
     return float(np.median(sel)) if sel else float("nan")
 
 
@@ -60,56 +73,36 @@ def summarise(ds: xr.Dataset, rows: list[dict]) -> dict:
     weak, strong = couplings[0], couplings[-1]
     lyap = ds.lyapunov.values
     increase = np.diff(lyap, axis=-1) / np.maximum(lyap[..., :-1], np.finfo(float).tiny)
-    curve = {steps: {a: [median_slope(rows, a, steps, family="quadratic", coupling=c) for c in couplings]
-                     for a in METHODS} for steps in ("theory", "tuned")}
-    weak_speed = {steps: {a: speed(median_slope(rows, a, steps, family="quadratic", coupling=weak)) for a in METHODS}
-                  for steps in ("theory", "tuned")}
+    curve = {
+        steps: {a: [median_slope(rows, a, steps, family="quadratic", coupling=c) for c in couplings] for a in METHODS}
+        for steps in ("theory", "tuned")
+    }
+    weak_speed = {
+        steps: {a: speed(median_slope(rows, a, steps, family="quadratic", coupling=weak)) for a in METHODS}
+        for steps in ("theory", "tuned")
+    }
     pl_families = sorted({r["family"] for r in rows})
     return {
         "couplings": couplings,
         "median_slope_per_call_vs_coupling": curve,
         "weak_coupling": weak,
         "speed_at_weak_coupling": weak_speed,
-        "talda_min_r2": {f: min(r["r2"] for r in rows if r["algorithm"] == "talda" and r["steps"] == "theory"
-                                and r["family"] == f) for f in pl_families},
-        "talda_max_relative_w_increase": float(np.nanmax(increase)),
+        "talda_min_r2": {
+            f: float(
+                np.min(
+                    [r["r2"] for r in rows if r["algorithm"] == "talda" and r["steps"] == "theory" and r["family"] == f]
+                )
+            )
+            for f in pl_families
+        },
+        "talda_max_relative_w_increase": float(np.max(increase)),
         "improvement_weak_over_strong": {
             a: speed(median_slope(rows, a, "theory", family="quadratic", coupling=weak))
             / max(speed(median_slope(rows, a, "theory", family="quadratic", coupling=strong)), 1e-300)
-            for a in ("talda", "agda")},
+            for a in ("talda", "agda")
+        },
         "rates": rows,
     }
-
-
-def build_claims(m: dict, rep: dict[str, dict], scale: str) -> list[Claim]:
-    theory, tuned = m["speed_at_weak_coupling"]["theory"], m["speed_at_weak_coupling"]["tuned"]
-    best_theory = max(theory[b] for b in BASELINES)
-    best_tuned = max(tuned[b] for b in BASELINES)
-    improvement = m["improvement_weak_over_strong"]
-
-    def paper(key: str) -> tuple[str, str]:
-        return rep[key]["value"], rep[key]["source"]
-
-    return [
-        Claim("talda_lyapunov_monotone", "TALDA's surrogate W never increases along its iterates (all problems, both "
-              "step-size settings): largest relative one-step increase <= 0", scale,
-              m["talda_max_relative_w_increase"], Test("<=", 0.0), *paper("lyapunov_descent")),
-        Claim("talda_linear_convergence", "TALDA converges linearly on every two-sided PL family (quadratic games, "
-              "robust least squares, Yang et al. example): smallest R^2 of the log-error fit > 0.99", scale,
-              min(m["talda_min_r2"].values()), Test(">", 0.99), *paper("linear_convergence"),
-              details=m["talda_min_r2"]),
-        Claim("talda_fastest_weak_coupling_theory", f"At the weakest coupling (L_xy = {m['weak_coupling']:g}), theory "
-              "step sizes: TALDA's convergence exponent per oracle call / best baseline's > 1", scale,
-              theory["talda"] / max(best_theory, 1e-300), Test(">", 1.0),
-              *paper("weak_coupling"), details=theory),
-        Claim("talda_fastest_weak_coupling_tuned", "At the weakest coupling, best-of-grid step sizes: TALDA's exponent "
-              "per oracle call / best baseline's > 1", scale, tuned["talda"] / max(best_tuned, 1e-300),
-              Test(">", 1.0), *paper("weak_coupling"), details=tuned),
-        Claim("talda_rate_improves_as_coupling_vanishes", "Theory steps: TALDA's speed-up from the strongest to the "
-              "weakest coupling exceeds AGDA's (ratio of improvement factors > 1)", scale,
-              improvement["talda"] / max(improvement["agda"], 1e-300), Test(">", 1.0),
-              *paper("coupling_dependence"), details=improvement),
-    ]
 
 
 def main(job) -> None:
@@ -117,4 +110,5 @@ def main(job) -> None:
     rows = rate_table(ds, job.params.settings["fit"])
     metrics = summarise(ds, rows)
     write_json(job.output.metrics, metrics)
-    write_claims(job.output.claims, "talda", build_claims(metrics, load_reported(job.input.reported), job.params.scale))
+    claims = evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))
+    write_claims(job.output.claims, "talda", claims)

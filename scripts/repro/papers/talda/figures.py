@@ -15,8 +15,10 @@ def panels(ds: xr.Dataset) -> list[tuple[str, int]]:
     """(title, instance) of the weakest and strongest coupled quadratic game, robust LS and the Yang example."""
     quad = np.flatnonzero(ds.family.values == "quadratic")
     couplings = ds.coupling.values[quad]
-    picks = [(f"quadratic, L_xy = {couplings.min():g}", quad[np.argmin(couplings)]),
-             (f"quadratic, L_xy = {couplings.max():g}", quad[np.argmax(couplings)])]
+    picks = [
+        (f"quadratic, L_xy = {couplings.min():g}", quad[np.argmin(couplings)]),
+        (f"quadratic, L_xy = {couplings.max():g}", quad[np.argmax(couplings)]),
+    ]
     for family, title in (("robust_ls", "robust least squares"), ("yang", "Yang et al. example")):
         idx = np.flatnonzero(ds.family.values == family)
         if idx.size:

@@ -131,11 +131,23 @@ def run_talda(problem, x0, y0, eta_x, eta_y, iterations: int) -> Trace:
         w1 = lyapunov(g1x, g1y, k)
         used = np.where(active, 2.0, 0.0)
         reject = active & ~(w1 <= w)
-        x1[~active], y1[~active], g1x[~active], g1y[~active], w1[~active] = x[~active], y[~active], gx[~active], gy[~active], w[~active]
+        x1[~active], y1[~active], g1x[~active], g1y[~active], w1[~active] = (
+            x[~active],
+            y[~active],
+            gx[~active],
+            gy[~active],
+            w[~active],
+        )
         if reject.any():
             dx, dy = problem.hvp(x, y, 2 * gx / k["mu_x"][:, None], 2 * gy / k["mu_y"][:, None])
             used[reject] += 1
-            x1[reject], y1[reject], g1x[reject], g1y[reject], w1[reject] = x[reject], y[reject], gx[reject], gy[reject], w[reject]
+            x1[reject], y1[reject], g1x[reject], g1y[reject], w1[reject] = (
+                x[reject],
+                y[reject],
+                gx[reject],
+                gy[reject],
+                w[reject],
+            )
             step = first_step.copy()
             todo = reject.copy()
             for _ in range(MAX_HALVINGS):

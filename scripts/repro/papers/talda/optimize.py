@@ -54,8 +54,9 @@ def best_of_grid(method, problem, x0, y0, multipliers, iterations, fit_cfg):
     """Per instance, the multiplier of the theory steps with the fastest rate per oracle call."""
     eta_x, eta_y = theory_steps(method, problem.constants())
     traces = [run(method, problem, x0, y0, m * eta_x, m * eta_y, iterations) for m in multipliers]
-    slopes = np.array([[fit_rate(tr.error[i], tr.calls[i], **fit_cfg)["slope"] for i in range(len(x0))]
-                       for tr in traces])
+    slopes = np.array(
+        [[fit_rate(tr.error[i], tr.calls[i], **fit_cfg)["slope"] for i in range(len(x0))] for tr in traces]
+    )
     best = np.argmin(np.where(np.isfinite(slopes), slopes, np.inf), axis=0)
     pick = np.arange(len(x0))
     trace = traces[0]
@@ -79,22 +80,32 @@ def main(job) -> None:
         etas = np.full((2, *shape), np.nan)
         for i, method in enumerate(METHODS):
             eta_x, eta_y = theory_steps(method, problem.constants())
-            runs = [(run(method, problem, x0, y0, eta_x, eta_y, iterations), eta_x, eta_y),
-                    best_of_grid(method, problem, x0, y0, settings["tuned_multipliers"], iterations, fit_cfg)]
+            runs = [
+                (run(method, problem, x0, y0, eta_x, eta_y, iterations), eta_x, eta_y),
+                best_of_grid(method, problem, x0, y0, settings["tuned_multipliers"], iterations, fit_cfg),
+            ]
             for j, (trace, ex, ey) in enumerate(runs):
                 error[i, j], calls[i, j], etas[0, i, j], etas[1, i, j] = trace.error, trace.calls, ex, ey
                 if method == "talda":
                     lyap[j] = trace.lyapunov
         LOG.info("%s d=%s: %d instances done", coords["family"][0], coords["dim"][0], n)
-        blocks.append(xr.Dataset(
-            {"error": (("algorithm", "steps", "instance", "iteration"), error),
-             "calls": (("algorithm", "steps", "instance", "iteration"), calls),
-             "lyapunov": (("steps", "instance", "iteration"), lyap),
-             "eta_x": (("algorithm", "steps", "instance"), etas[0]),
-             "eta_y": (("algorithm", "steps", "instance"), etas[1])},
-            coords={"algorithm": list(METHODS), "steps": list(STEPS), "iteration": np.arange(iterations + 1),
-                    **{k: ("instance", np.asarray(v)) for k, v in coords.items()}},
-        ))
+        blocks.append(
+            xr.Dataset(
+                {
+                    "error": (("algorithm", "steps", "instance", "iteration"), error),
+                    "calls": (("algorithm", "steps", "instance", "iteration"), calls),
+                    "lyapunov": (("steps", "instance", "iteration"), lyap),
+                    "eta_x": (("algorithm", "steps", "instance"), etas[0]),
+                    "eta_y": (("algorithm", "steps", "instance"), etas[1]),
+                },
+                coords={
+                    "algorithm": list(METHODS),
+                    "steps": list(STEPS),
+                    "iteration": np.arange(iterations + 1),
+                    **{k: ("instance", np.asarray(v)) for k, v in coords.items()},
+                },
+            )
+        )
     ds = xr.concat(blocks, dim="instance")
     ds = ds.assign_coords(instance=np.arange(ds.sizes["instance"]))
     ds.attrs["fit"] = str(fit_cfg)

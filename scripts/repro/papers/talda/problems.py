@@ -29,8 +29,10 @@ class QuadraticGames:
 
     def hvp(self, x, y, vx, vy) -> tuple[np.ndarray, np.ndarray]:
         """Hessian [[A, B], [B', -C]] times (vx, vy)."""
-        return (np.einsum("pij,pj->pi", self.A, vx) + np.einsum("pij,pj->pi", self.B, vy),
-                np.einsum("pji,pj->pi", self.B, vx) - np.einsum("pij,pj->pi", self.C, vy))
+        return (
+            np.einsum("pij,pj->pi", self.A, vx) + np.einsum("pij,pj->pi", self.B, vy),
+            np.einsum("pji,pj->pi", self.B, vx) - np.einsum("pij,pj->pi", self.C, vy),
+        )
 
     def saddle(self) -> tuple[np.ndarray, np.ndarray]:
         """Stationary point of the gradient field, by one linear solve of the KKT system."""
@@ -44,8 +46,14 @@ class QuadraticGames:
     def constants(self) -> dict[str, np.ndarray]:
         eig_a, eig_c = np.linalg.eigvalsh(self.A), np.linalg.eigvalsh(self.C)
         l_xy = np.linalg.norm(self.B, ord=2, axis=(1, 2))
-        return {"l_xx": eig_a[:, -1], "l_yy": eig_c[:, -1], "l_xy": l_xy, "mu_x": eig_a[:, 0], "mu_y": eig_c[:, 0],
-                "l": np.maximum(np.maximum(eig_a[:, -1], eig_c[:, -1]), l_xy)}
+        return {
+            "l_xx": eig_a[:, -1],
+            "l_yy": eig_c[:, -1],
+            "l_xy": l_xy,
+            "mu_x": eig_a[:, 0],
+            "mu_y": eig_c[:, 0],
+            "l": np.maximum(np.maximum(eig_a[:, -1], eig_c[:, -1]), l_xy),
+        }
 
 
 class YangExample:
@@ -62,14 +70,19 @@ class YangExample:
 
     @staticmethod
     def grad(x, y):
-        return (2 * x + 3 * np.sin(2 * x) * np.sin(y) ** 2,
-                3 * np.sin(x) ** 2 * np.sin(2 * y) - 8 * y - 10 * np.sin(2 * y))
+        return (
+            2 * x + 3 * np.sin(2 * x) * np.sin(y) ** 2,
+            3 * np.sin(x) ** 2 * np.sin(2 * y) - 8 * y - 10 * np.sin(2 * y),
+        )
 
     @staticmethod
     def hessian(x, y):
         """(f_xx, f_xy, f_yy)."""
-        return (2 + 6 * np.cos(2 * x) * np.sin(y) ** 2, 3 * np.sin(2 * x) * np.sin(2 * y),
-                6 * np.sin(x) ** 2 * np.cos(2 * y) - 8 - 20 * np.cos(2 * y))
+        return (
+            2 + 6 * np.cos(2 * x) * np.sin(y) ** 2,
+            3 * np.sin(2 * x) * np.sin(2 * y),
+            6 * np.sin(x) ** 2 * np.cos(2 * y) - 8 - 20 * np.cos(2 * y),
+        )
 
     def hvp(self, x, y, vx, vy):
         fxx, fxy, fyy = self.hessian(x, y)
@@ -111,8 +124,13 @@ def random_spd(rng: np.random.Generator, d: int, low: float, high: float) -> np.
 def quadratic_game(rng: np.random.Generator, d: int, coupling: float, mu: float, l_block: float) -> dict:
     """One quadratic game with ||B||_2 = coupling exactly and a random saddle."""
     b = rng.normal(size=(d, d))
-    return {"A": random_spd(rng, d, mu, l_block), "C": random_spd(rng, d, mu, l_block),
-            "B": coupling * b / np.linalg.norm(b, ord=2), "a": rng.normal(size=d), "c": rng.normal(size=d)}
+    return {
+        "A": random_spd(rng, d, mu, l_block),
+        "C": random_spd(rng, d, mu, l_block),
+        "B": coupling * b / np.linalg.norm(b, ord=2),
+        "a": rng.normal(size=d),
+        "c": rng.normal(size=d),
+    }
 
 
 def robust_least_squares(rng: np.random.Generator, d: int, n_rows: int, lam: float) -> dict:

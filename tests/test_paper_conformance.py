@@ -1,0 +1,95 @@
+"""Every enabled paper has what DESIGN.md's "A paper is done when" lists, in the same shape.
+
+Rule file declared through ``declare_paper``, schema section, reported numbers, docs page with the
+common headings, tests, figure captions, a ``claims`` module whose paper claims each have a
+counterfactual test, and claim code that cannot drop a NaN through a built-in reduction.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from repro.claims import KINDS, ClaimSpec
+from repro.config import enabled_papers
+from repro.registry import load_reported
+
+REPO = Path(__file__).resolve().parents[1]
+PAPERS = enabled_papers(yaml.safe_load((REPO / "config/config.yaml").read_text()))
+DOC_HEADINGS = [
+    "## What the paper claims",
+    "## What we implement",
+    "## Data",
+    "## How to run",
+    "## Budget",
+    "## Results",
+]
+COUNTERFACTUAL = re.compile(r"""counterfactual\(\s*["']([\w-]+)["']\s*,\s*["'](\w+)["']\s*\)""")
+
+
+def package(slug: str) -> str:
+    return slug.replace("-", "_")
+
+
+def counterfactual_tests() -> set[tuple[str, str]]:
+    found = set()
+    for path in (REPO / "tests").glob("test_*.py"):
+        found |= set(COUNTERFACTUAL.findall(path.read_text()))
+    return found
+
+
+def claim_specs(slug: str) -> list[ClaimSpec]:
+    module = importlib.import_module(f"repro.papers.{package(slug)}.claims")
+    return list(module.CLAIMS)
+
+
+@pytest.mark.parametrize("slug", PAPERS)
+def test_paper_module_has_every_part(slug):
+    rules = REPO / f"workflow/rules/{slug}.smk"
+    assert re.search(rf"declare_paper\(\s*\"{slug}\"", rules.read_text()), f'{rules}: no declare_paper("{slug}")'
+    assert (REPO / f"workflow/schemas/papers/{slug}.schema.yaml").is_file()
+    assert load_reported(REPO / f"resources/{slug}/reported.yaml") is not None
+    assert list((REPO / "tests").glob(f"test_{package(slug)}_*.py")), f"no tests/test_{package(slug)}_*.py"
+    assert list((REPO / f"workflow/report/{slug}").glob("*.rst")), f"no figure captions for {slug}"
+    doc = (REPO / f"docs/papers/{slug}.md").read_text()
+    positions = [doc.find(h) for h in DOC_HEADINGS]
+    assert all(p >= 0 for p in positions) and positions == sorted(positions), f"docs/papers/{slug}.md headings"
+
+
+@pytest.mark.parametrize("slug", PAPERS)
+def test_claims_are_declared_with_a_kind(slug):
+    specs = claim_specs(slug)
+    ids = [s.id for s in specs]
+    assert specs and len(ids) == len(set(ids))
+    assert {s.kind for s in specs} <= set(KINDS)
+
+
+@pytest.mark.parametrize("slug", PAPERS)
+def test_every_paper_claim_has_a_counterfactual_test(slug):
+    covered = counterfactual_tests()
+    missing = [s.id for s in claim_specs(slug) if s.kind == "paper" and (slug, s.id) not in covered]
+    assert not missing, f"{slug}: paper claims without a @pytest.mark.counterfactual test: {missing}"
+
+
+@pytest.mark.parametrize("slug", PAPERS)
+def test_claim_code_uses_no_nan_dropping_builtins(slug):
+    """Built-in min/max/sum over a list with NaN can return a finite number; numpy's propagate NaN."""
+    path = REPO / f"scripts/repro/papers/{package(slug)}/claims.py"
+    calls = [
+        node.func.id
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max", "sum")
+    ]
+    assert not calls, f"{path}: use numpy reductions instead of built-in {sorted(set(calls))}"
+
+
+@pytest.mark.parametrize("slug", PAPERS)
+def test_counterfactual_markers_name_real_paper_claims(slug):
+    known = {s.id for s in claim_specs(slug) if s.kind == "paper"}
+    stray = sorted(claim for paper, claim in counterfactual_tests() if paper == slug and claim not in known)
+    assert not stray, f"counterfactual tests name claims that are not paper claims: {stray}"

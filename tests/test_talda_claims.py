@@ -1,0 +1,63 @@
+"""TALDA's paper claims fail on counterfactual metrics (a baseline's numbers in TALDA's place)."""
+
+import pytest
+
+from repro.claims import verdict
+from repro.papers.talda.claims import CLAIMS
+
+
+def metrics(**override):
+    """Metrics shaped as the evaluate stage writes them, with TALDA ahead everywhere."""
+    base = {
+        "talda_max_relative_w_increase": 0.0,
+        "talda_min_r2": {"quadratic": 0.999, "robust_ls": 0.998, "yang": 0.995},
+        "speed_at_weak_coupling": {
+            "theory": {"talda": 2.0, "gda": 1.0, "agda": 1.0, "eg": 0.5, "ogda": 0.5},
+            "tuned": {"talda": 2.0, "gda": 1.5, "agda": 1.2, "eg": 0.5, "ogda": 0.5},
+        },
+        "improvement_weak_over_strong": {"talda": 10.0, "agda": 2.0},
+    }
+    return base | override
+
+
+def test_every_claim_passes_on_metrics_that_support_it():
+    assert all(verdict(CLAIMS, c.id, metrics()) == "pass" for c in CLAIMS)
+
+
+@pytest.mark.counterfactual("talda", "talda_linear_convergence")
+def test_sublinear_family_fails_linear_convergence():
+    assert (
+        verdict(CLAIMS, "talda_linear_convergence", metrics(talda_min_r2={"quadratic": 0.999, "yang": 0.8})) == "fails"
+    )
+
+
+@pytest.mark.counterfactual("talda", "talda_fastest_weak_coupling_tuned")
+def test_baseline_as_fast_as_talda_with_tuned_steps_fails():
+    speeds = metrics()["speed_at_weak_coupling"] | {
+        "tuned": {"talda": 1.5, "gda": 1.5, "agda": 1.2, "eg": 1, "ogda": 1}
+    }
+    assert verdict(CLAIMS, "talda_fastest_weak_coupling_tuned", metrics(speed_at_weak_coupling=speeds)) == "fails"
+
+
+@pytest.mark.counterfactual("talda", "talda_fastest_weak_coupling_theory")
+def test_baseline_faster_with_theory_steps_fails():
+    speeds = metrics()["speed_at_weak_coupling"] | {
+        "theory": {"talda": 1.0, "gda": 1.0, "agda": 3.0, "eg": 1, "ogda": 1}
+    }
+    assert verdict(CLAIMS, "talda_fastest_weak_coupling_theory", metrics(speed_at_weak_coupling=speeds)) == "fails"
+
+
+@pytest.mark.counterfactual("talda", "talda_rate_improves_as_coupling_vanishes")
+def test_agda_improving_as_much_fails():
+    improvement = {"talda": 2.0, "agda": 2.0}
+    assert (
+        verdict(CLAIMS, "talda_rate_improves_as_coupling_vanishes", metrics(improvement_weak_over_strong=improvement))
+        == "fails"
+    )
+
+
+def test_missing_or_nan_inputs_still_give_a_failing_claim():
+    broken = metrics(talda_min_r2={"quadratic": float("nan")})
+    del broken["speed_at_weak_coupling"]
+    assert verdict(CLAIMS, "talda_linear_convergence", broken) == "fails"
+    assert verdict(CLAIMS, "talda_fastest_weak_coupling_tuned", broken) == "fails"

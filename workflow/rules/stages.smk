@@ -1,0 +1,34 @@
+"""Rules of every paper declared with ``declare_paper(...)``: one per stage, plus the paper's target rule."""
+
+for _slug, _stages in PAPER_STAGES.items():
+    for _spec in [stage_rule(_slug, _st) for _st in _stages]:
+
+        rule:
+            name:
+                _spec["name"]
+            input:
+                **_spec["input"],
+            output:
+                **_spec["output"],
+            log:
+                _spec["log"],
+            benchmark:
+                _spec["benchmark"]
+            wildcard_constraints:
+                **_spec["wildcard_constraints"],
+            localrule: _spec["localrule"]
+            conda:
+                _spec["conda"]
+            threads: _spec["threads"]
+            resources:
+                **_spec["resources"],
+            params:
+                **_spec["params"],
+            script:
+                ENTRY
+
+    rule:
+        name:
+            rule_name(_slug)
+        input:
+            paper_targets(_slug),
