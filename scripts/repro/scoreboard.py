@@ -1,146 +1,406 @@
-"""Gather every paper's ``claims.json`` into one table (CSV, Markdown, and the report's landing page)."""
+"""Gather every paper's ``claims.json`` into the scoreboard: CSV, Markdown, per-paper claims tables and
+the report's landing page.
+
+The two kinds of claim (``paper``: the paper's assertion measured on this run; ``check``: an identity or
+implementation property) are counted apart everywhere, e.g. ``paper claims 3/5 · checks 4/4``, because a
+check that holds by construction says nothing about the paper. A claim whose value is missing or not
+finite shows ``n/a`` and counts as failed, whatever verdict its file records.
+
+Text reaches three renderers: Markdown (GitHub), HTML (the per-paper claims tables) and reStructuredText
+(the report's landing page, which Snakemake also passes through Jinja2). Each gets its own escaping so
+that a test text such as ``|ours - 1| <= 0.1`` renders as written.
+"""
 
 from __future__ import annotations
 
-import argparse
+import base64
 import csv
+import html
 import io
+import math
 import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from repro.io import read_json, write_text
-from repro.registry import PAPERS_FILE, load_papers
+from repro.claims import KINDS
+from repro.io import InputError, read_json, write_text
+from repro.registry import load_papers
 
-COLUMNS = ["paper", "claim", "statement", "paper_value", "ours", "scale", "test", "verdict"]
-README_BEGIN = "<!-- papers-table:begin -->"
-README_END = "<!-- papers-table:end -->"
+COLUMNS = [
+    "paper",
+    "claim",
+    "kind",
+    "statement",
+    "paper_value",
+    "ours",
+    "interval_low",
+    "interval_high",
+    "interval_method",
+    "interval_n",
+    "scale",
+    "test",
+    "verdict",
+]
+SUMMARY_COLUMNS = [
+    "paper",
+    "title",
+    "paper_claims_passed",
+    "paper_claims_total",
+    "checks_passed",
+    "checks_total",
+    "scale",
+    "status",
+]
+NOT_BUILT = "not built yet"
+HEADLINE_WIDTH_PX = 720
+# The report centres its content pane vertically, so a landing page taller than the window opens in its
+# middle with the top out of reach; this rule (scoped to the report's content pane) keeps it at the top.
+REPORT_CSS = "div.grow.items-center.justify-center.h-screen { align-items: flex-start; }"
 
 
-def _fmt(value: Any) -> str:
+def fmt(value: Any) -> str:
+    """A number as four significant digits, a missing or non-finite one as 'n/a', text as is."""
     if value is None:
         return "n/a"
-    if isinstance(value, float):
-        return f"{value:.4g}"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        return f"{value:.4g}" if math.isfinite(value) else "n/a"
     return str(value)
 
 
-def gather(claim_files: list[str | Path]) -> list[dict[str, str]]:
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def load_claims(path: str | Path) -> tuple[str, list[dict[str, Any]]]:
+    """``(paper, claims)`` of one ``claims.json``; a claim without a known kind is an input error."""
+    doc = read_json(path)
+    if not isinstance(doc, dict) or "paper" not in doc or not isinstance(doc.get("claims"), list):
+        raise InputError(path, "expected an object with 'paper' and a list 'claims'")
+    for claim in doc["claims"]:
+        for key in ("id", "statement", "scale", "test_text", "verdict"):
+            if key not in claim:
+                raise InputError(path, f"claim {claim.get('id', '?')!r} has no {key!r}")
+        if claim.get("kind") not in KINDS:
+            raise InputError(path, f"claim {claim['id']!r}: kind must be one of {KINDS}, got {claim.get('kind')!r}")
+    return doc["paper"], doc["claims"]
+
+
+def verdict_of(claim: Mapping[str, Any]) -> str:
+    """The recorded verdict, except that a claim without a finite value fails."""
+    return claim["verdict"] if _finite(claim.get("ours")) and claim["verdict"] == "pass" else "fails"
+
+
+def claim_row(paper: str, claim: Mapping[str, Any]) -> dict[str, str]:
+    """One scoreboard row: every field as display text."""
+    interval = claim.get("interval") or {}
+    return {
+        "paper": paper,
+        "claim": claim["id"],
+        "kind": claim["kind"],
+        "statement": claim["statement"],
+        "paper_value": fmt(claim.get("paper_value")),
+        "ours": fmt(claim.get("ours")),
+        "interval_low": fmt(interval["low"]) if interval else "",
+        "interval_high": fmt(interval["high"]) if interval else "",
+        "interval_method": interval.get("method", ""),
+        "interval_n": str(interval["n"]) if interval else "",
+        "scale": claim["scale"],
+        "test": claim["test_text"],
+        "verdict": verdict_of(claim),
+    }
+
+
+def gather(claim_files: Iterable[str | Path]) -> list[dict[str, str]]:
     """One row per claim, in the order the files are given."""
     rows = []
     for path in claim_files:
-        doc = read_json(path)
-        for c in doc["claims"]:
-            rows.append(
-                {
-                    "paper": doc["paper"],
-                    "claim": c["id"],
-                    "statement": c["statement"],
-                    "paper_value": _fmt(c.get("paper_value")),
-                    "ours": _fmt(c.get("ours")),
-                    "scale": c["scale"],
-                    "test": c["test_text"],
-                    "verdict": c["verdict"],
-                }
-            )
+        paper, claims = load_claims(path)
+        rows += [claim_row(paper, c) for c in claims]
     return rows
 
 
-def to_csv(rows: list[dict[str, str]]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+def interval_text(row: Mapping[str, str]) -> str:
+    """'[low, high] (method, n=N)', or '' for a claim without an interval."""
+    if not row["interval_method"]:
+        return ""
+    return f"[{row['interval_low']}, {row['interval_high']}] ({row['interval_method']}, n={row['interval_n']})"
 
 
-def to_markdown(rows: list[dict[str, str]]) -> str:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
+@dataclass(frozen=True)
+class Summary:
+    """Counts of one paper, by kind; ``built`` is False for a paper with no claims on the scoreboard."""
 
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(cell(r[c]) for c in COLUMNS) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
+    slug: str
+    built: bool
+    paper_passed: int = 0
+    paper_total: int = 0
+    checks_passed: int = 0
+    checks_total: int = 0
+    scale: str = ""
 
+    @property
+    def paper_claims(self) -> str:
+        return f"{self.paper_passed}/{self.paper_total}" if self.built else NOT_BUILT
 
-def to_rst(rows: list[dict[str, str]], papers: dict[str, dict]) -> str:
-    """Landing page of the HTML report: the scoreboard and each paper's status."""
+    @property
+    def checks(self) -> str:
+        return f"{self.checks_passed}/{self.checks_total}" if self.built else ""
 
-    def cell(text: str) -> str:
-        return text.replace("\n", " ").replace("|", "/")
-
-    out = [
-        "Reproduction scoreboard",
-        "=======================",
-        "",
-        f"{sum(r['verdict'] == 'pass' for r in rows)} of {len(rows)} checked claims pass.",
-        "Smoke-scale claims are direction-of-effect or exact-property checks on embedded data;",
-        "full-scale claims compare with the paper's numbers. Figures sit under each paper's category.",
-        "",
-        ".. list-table::",
-        "   :header-rows: 1",
-        "",
-    ]
-    for _i, row in enumerate([dict(zip(COLUMNS, COLUMNS))] + rows):
-        out.append("   * - " + cell(row[COLUMNS[0]]))
-        out += [f"     - {cell(row[c])}" for c in COLUMNS[1:]]
-    out += ["", "Paper status", "------------", "", status_table(rows, papers, fmt="rst")]
-    return "\n".join(out) + "\n"
+    @property
+    def status(self) -> str:
+        return f"paper claims {self.paper_claims} · checks {self.checks}" if self.built else NOT_BUILT
 
 
-def paper_status(rows: list[dict[str, str]], papers: dict[str, dict]) -> dict[str, str]:
-    """'k/n claims pass' for papers on the scoreboard, 'not built yet' otherwise."""
-    status = {}
-    for slug in papers:
+def summarise(rows: list[Mapping[str, str]], slugs: Iterable[str]) -> dict[str, Summary]:
+    """Per paper, passed/total for each kind; papers with no rows are 'not built yet'."""
+    out = {}
+    for slug in slugs:
         mine = [r for r in rows if r["paper"] == slug]
-        if mine:
-            passed = sum(r["verdict"] == "pass" for r in mine)
-            status[slug] = f"{passed}/{len(mine)} claims pass"
-        else:
-            status[slug] = "not built yet"
-    return status
+        if not mine:
+            out[slug] = Summary(slug, built=False)
+            continue
+
+        def count(kind: str, rows: list[Mapping[str, str]] = mine) -> tuple[int, int]:
+            of_kind = [r for r in rows if r["kind"] == kind]
+            return sum(r["verdict"] == "pass" for r in of_kind), len(of_kind)
+
+        scales = ", ".join(dict.fromkeys(r["scale"] for r in mine))
+        out[slug] = Summary(slug, True, *count("paper"), *count("check"), scale=scales)
+    return out
 
 
-def _label(paper: dict) -> str:
+def label(paper: Mapping[str, Any]) -> str:
+    """'Short: title', without repeating a short name the title already starts with."""
     title, short = paper["title"], paper["short"]
     return title if title.startswith(short) else f"{short}: {title}"
 
 
-def status_table(rows: list[dict[str, str]], papers: dict[str, dict], fmt: str = "md") -> str:
-    status = paper_status(rows, papers)
-    if fmt == "md":
-        lines = ["| slug | paper | status |", "|---|---|---|"]
-        lines += [f"| `{s}` | {_label(p)} | {status[s]} |" for s, p in papers.items()]
-        return "\n".join(lines) + "\n"
-    lines = [".. list-table::", "   :header-rows: 1", "", "   * - slug", "     - paper", "     - status"]
-    for s, p in papers.items():
-        lines += [f"   * - {s}", f"     - {p['short']}", f"     - {status[s]}"]
+# --- CSV -------------------------------------------------------------------------------------------
+
+
+def _csv(records: list[Mapping[str, Any]], columns: list[str]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(records)
+    return buf.getvalue()
+
+
+def to_csv(rows: list[Mapping[str, str]]) -> str:
+    return _csv(rows, COLUMNS)
+
+
+def summary_csv(summaries: Mapping[str, Summary], papers: Mapping[str, Mapping[str, Any]]) -> str:
+    records = [
+        {
+            "paper": s.slug,
+            "title": label(papers[s.slug]) if s.slug in papers else s.slug,
+            "paper_claims_passed": s.paper_passed if s.built else "",
+            "paper_claims_total": s.paper_total if s.built else "",
+            "checks_passed": s.checks_passed if s.built else "",
+            "checks_total": s.checks_total if s.built else "",
+            "scale": s.scale,
+            "status": s.status,
+        }
+        for s in summaries.values()
+    ]
+    return _csv(records, SUMMARY_COLUMNS)
+
+
+def read_rows(scoreboard_csv: str | Path) -> list[dict[str, str]]:
+    """Rows of a scoreboard CSV written by :func:`to_csv`; a CSV without the kind column is an input error."""
+    with open(scoreboard_csv, newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in ("paper", "kind", "verdict") if c not in (reader.fieldnames or [])]
+        if missing:
+            raise InputError(scoreboard_csv, f"scoreboard columns {missing} missing (rerun the workflow)")
+        return list(reader)
+
+
+# --- Markdown --------------------------------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\|*_`<>\[\]])")
+
+
+def md_cell(text: str) -> str:
+    """Markdown table cell showing ``text`` as written (pipes, emphasis and tag characters escaped)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def md_table(header: list[str], body: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
     return "\n".join(lines) + "\n"
 
 
+def claims_markdown(rows: list[Mapping[str, str]], with_paper: bool = True) -> str:
+    """Claims table: id, kind, statement, paper value, ours, interval, test, verdict."""
+    header = ["id", "kind", "statement", "paper value", "ours", "interval", "test", "verdict"]
+    body = [
+        [
+            md_cell(r[c])
+            for c in ("claim", "kind", "statement", "paper_value", "ours")
+        ]
+        + [md_cell(interval_text(r)), md_cell(r["test"]), r["verdict"]]
+        for r in rows
+    ]
+    if with_paper:
+        header = ["paper"] + header
+        body = [[md_cell(r["paper"])] + b for r, b in zip(rows, body)]
+    return md_table(header, body)
+
+
+def summary_markdown(summaries: Mapping[str, Summary], papers: Mapping[str, Mapping[str, Any]]) -> str:
+    body = [
+        [f"`{s.slug}`", md_cell(label(papers[s.slug])), s.paper_claims, s.checks, s.scale]
+        for s in summaries.values()
+    ]
+    return md_table(["slug", "paper", "paper claims", "checks", "scale"], body)
+
+
+# --- HTML (per-paper claims tables in the report) ---------------------------------------------------
+
+_HTML_STYLE = """
+body { font-family: system-ui, sans-serif; font-size: 14px; margin: 1.5em; color: #1e293b; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border-bottom: 1px solid #cbd5e1; padding: 6px 8px; text-align: left; vertical-align: top; }
+th { background: #f1f5f9; }
+td.num, td.test { font-family: ui-monospace, monospace; white-space: nowrap; }
+td.fails { color: #b91c1c; font-weight: 600; }
+td.pass { color: #15803d; font-weight: 600; }
+"""
+
+
+def claims_html(paper: Mapping[str, Any], summary: Summary, rows: list[Mapping[str, str]]) -> str:
+    """A stand-alone page with one paper's claims (every text HTML-escaped, so it shows as written)."""
+    header = ["id", "kind", "statement", "paper value", "ours", "interval", "test", "verdict"]
+    esc = html.escape
+    lines = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{esc(paper['short'])}: claims</title><style>{_HTML_STYLE}</style></head><body>",
+        f"<h1>{esc(label(paper))}</h1>",
+        f"<p>{esc(summary.status)} (scale: {esc(summary.scale)})</p>",
+        "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr></thead><tbody>",
+    ]
+    for r in rows:
+        cells = [
+            ("", r["claim"]),
+            ("", r["kind"]),
+            ("", r["statement"]),
+            ("", r["paper_value"]),
+            ("num", r["ours"]),
+            ("num", interval_text(r)),
+            ("test", r["test"]),
+            (r["verdict"], r["verdict"]),
+        ]
+        lines.append(
+            "<tr>" + "".join(f'<td class="{cls}">{esc(text)}</td>' if cls else f"<td>{esc(text)}</td>" for cls, text in cells) + "</tr>"
+        )
+    lines += ["</tbody></table>", "</body></html>"]
+    return "\n".join(lines) + "\n"
+
+
+# --- reStructuredText (the report's landing page) ---------------------------------------------------
+
+_RST_SPECIAL = re.compile(r"([\\`*_|<>\[\]:])")
+
+
+def rst_text(text: str) -> str:
+    """Inline reStructuredText showing ``text`` as written: markup characters backslash-escaped."""
+    return _RST_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def _png_data_uri_lines(path: str | Path, width_px: int = HEADLINE_WIDTH_PX) -> list[str]:
+    """A PNG as a data URI, scaled down to ``width_px`` so the landing page stays light, in lines short
+    enough for docutils (whose line-length limit a one-line URI exceeds; the image directive joins them)."""
+    from matplotlib import image
+
+    buf = io.BytesIO()
+    width = image.imread(path).shape[1]
+    image.thumbnail(str(path), buf, scale=min(1.0, width_px / width))
+    uri = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    return [uri[i : i + 76] for i in range(0, len(uri), 76)]
+
+
+def landing_page(
+    summaries: Mapping[str, Summary],
+    papers: Mapping[str, Mapping[str, Any]],
+    headline: Mapping[str, str | Path],
+) -> str:
+    """The report's global description: at the top one row per enabled paper (paper, paper claims,
+    checks, scale, link to its category), then one headline figure per paper linking to its category.
+
+    ``paper_`` style references resolve to Snakemake's category links (``app.showCategory``), which the
+    report appends to this text. Everything is inside a Jinja2 raw block, so braces in names stay text.
+    """
+    out = [
+        "{% raw %}",
+        "Reproduction scoreboard",
+        "=======================",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - paper",
+        "     - paper claims",
+        "     - checks",
+        "     - scale",
+        "     - results",
+    ]
+    for s in summaries.values():
+        out += [
+            f"   * - {rst_text(papers[s.slug]['short'])}",
+            f"     - {s.paper_claims}",
+            f"     - {s.checks}",
+            f"     - {rst_text(s.scale)}",
+            f"     - `{s.slug}`_",
+        ]
+    out += [
+        "",
+        "*Paper claims* are the papers' assertions about their methods, measured on this run; each can fail",
+        "(a unit test shows it failing on a counterfactual). *Checks* are identities and implementation",
+        "properties that hold by construction. A claim without a finite value counts as failed. Each link",
+        "opens the paper's category (also under Results in the menu): its claims table, its figures with",
+        "captions and its provenance. ``results/scoreboard.csv`` lists every claim.",
+        "",
+        "Headline figures",
+        "----------------",
+        "",
+    ]
+    for slug, path in headline.items():
+        short = rst_text(papers[slug]["short"])
+        first, *rest = _png_data_uri_lines(path)
+        out += [f".. figure:: {first}"] + [f"   {line}" for line in rest] + [
+            f"   :target: {slug}_",
+            f"   :alt: {slug} figure {Path(path).stem}",
+            "   :width: 100%",
+            "",
+            f"   {short}: {rst_text(Path(path).stem)}",
+            "",
+        ]
+    out += [".. raw:: html", "", f"   <style>{REPORT_CSS}</style>", "", "{% endraw %}"]
+    return "\n".join(out) + "\n"
+
+
 def main(job) -> None:
-    """Rule entry: claims files in, scoreboard CSV/Markdown/RST out."""
-    rows = gather(list(job.input.claims))
-    papers = load_papers(job.input.papers)
+    """Rule entry: claims files in; scoreboard CSVs, Markdown, landing page and claims tables out."""
+    rows = gather(job.input.claims)
+    registry = load_papers(job.input.papers)
+    enabled = list(job.params.papers)
+    summaries = summarise(rows, enabled)
+    everyone = summarise(rows, list(registry))
     write_text(job.output.csv, to_csv(rows))
-    write_text(job.output.md, to_markdown(rows) + "\n## Paper status\n\n" + status_table(rows, papers))
-    write_text(job.output.rst, to_rst(rows, papers))
-
-
-def update_readme(readme: Path, scoreboard_csv: Path, papers_file: Path = PAPERS_FILE) -> None:
-    """Rewrite the README's paper table from a scoreboard CSV (``python -m repro.scoreboard``)."""
-    rows = list(csv.DictReader(scoreboard_csv.open())) if scoreboard_csv.exists() else []
-    table = status_table(rows, load_papers(papers_file))
-    text = readme.read_text()
-    pattern = re.compile(re.escape(README_BEGIN) + ".*?" + re.escape(README_END), re.S)
-    if not pattern.search(text):
-        raise ValueError(f"{readme}: markers {README_BEGIN} ... {README_END} not found")
-    readme.write_text(pattern.sub(lambda _: f"{README_BEGIN}\n{table}{README_END}", text))
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Update the README's paper table from results/scoreboard.csv")
-    parser.add_argument("--readme", type=Path, default=Path("README.md"))
-    parser.add_argument("--scoreboard", type=Path, default=Path("results/scoreboard.csv"))
-    args = parser.parse_args()
-    update_readme(args.readme, args.scoreboard)
+    write_text(job.output.papers_csv, summary_csv(everyone, registry))
+    write_text(
+        job.output.md,
+        "## Papers\n\n" + summary_markdown(everyone, registry) + "\n## Claims\n\n" + claims_markdown(rows),
+    )
+    write_text(job.output.rst, landing_page(summaries, registry, dict(job.params.headline)))
+    for slug, path in dict(job.params.tables).items():
+        mine = [r for r in rows if r["paper"] == slug]
+        write_text(path, claims_html(registry[slug], summaries[slug], mine))

@@ -1,4 +1,19 @@
-"""Rules shared by every paper: provenance of each results folder and the scoreboard of all claims."""
+"""Rules shared by every paper: provenance of each results folder and the scoreboard of all claims.
+
+In the report each paper is one category (its slug) holding its claims table, its figures and its
+provenance; the landing page (results/scoreboard.rst) links to those categories.
+"""
+
+
+def headline_figures():
+    """Each enabled paper's first figure (its figures rule's first PNG), shown on the landing page."""
+    out = {}
+    for slug in PAPERS:
+        figures_rule = getattr(rules, f"{rule_name(slug)}_figures", None)
+        pngs = [str(f) for f in figures_rule.output if str(f).endswith(".png")] if figures_rule else []
+        if pngs:
+            out[slug] = pngs[0]
+    return out
 
 
 rule provenance:
@@ -8,8 +23,8 @@ rule provenance:
     output:
         report(
             "results/{paper}/provenance.json",
-            category="Provenance",
-            subcategory="{paper}",
+            category="{paper}",
+            subcategory="provenance",
             caption="../report/provenance.rst",
         ),
     log:
@@ -28,20 +43,39 @@ rule provenance:
 rule scoreboard:
     input:
         claims=expand("results/{paper}/claims.json", paper=PAPERS),
+        figures=lambda wc: list(headline_figures().values()),
         papers=repo_file("resources/papers.yaml"),
+        code=code_closure("repro.scoreboard"),
     output:
         csv=report(
             "results/scoreboard.csv",
             category="Scoreboard",
             caption="../report/scoreboard.rst",
         ),
+        papers_csv=report(
+            "results/scoreboard_papers.csv",
+            category="Scoreboard",
+            caption="../report/scoreboard.rst",
+        ),
         md="results/scoreboard.md",
         rst="results/scoreboard.rst",
+        **{
+            f"claims_{rule_name(slug)}": report(
+                f"results/{slug}/claims.html",
+                category=slug,
+                subcategory="claims",
+                caption="../report/claims.rst",
+            )
+            for slug in PAPERS
+        },
     log:
         "logs/scoreboard.log",
     conda:
         "../../envs/core.yaml"
     params:
         entry="repro.scoreboard",
+        papers=PAPERS,
+        tables={slug: f"results/{slug}/claims.html" for slug in PAPERS},
+        headline=lambda wc: headline_figures(),
     script:
         ENTRY
