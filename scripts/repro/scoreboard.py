@@ -54,6 +54,7 @@ SUMMARY_COLUMNS = [
     "status",
 ]
 NOT_BUILT = "not built yet"
+NOT_RUN = "not run yet"
 HEADLINE_WIDTH_PX = 720
 # The report centres its content pane vertically, so a landing page taller than the window opens in its
 # middle with the top out of reach; this rule (scoped to the report's content pane) keeps it at the top.
@@ -132,10 +133,11 @@ def interval_text(row: Mapping[str, str]) -> str:
 
 @dataclass(frozen=True)
 class Summary:
-    """Counts of one paper, by kind; ``built`` is False for a paper with no claims on the scoreboard."""
+    """Counts of one paper, by kind. ``state``: 'run' (it has claims), else NOT_RUN (its module exists
+    but no claims were gathered, e.g. disabled) or NOT_BUILT (no module yet)."""
 
     slug: str
-    built: bool
+    state: str
     paper_passed: int = 0
     paper_total: int = 0
     checks_passed: int = 0
@@ -143,25 +145,30 @@ class Summary:
     scale: str = ""
 
     @property
+    def ran(self) -> bool:
+        return self.state == "run"
+
+    @property
     def paper_claims(self) -> str:
-        return f"{self.paper_passed}/{self.paper_total}" if self.built else NOT_BUILT
+        return f"{self.paper_passed}/{self.paper_total}" if self.ran else self.state
 
     @property
     def checks(self) -> str:
-        return f"{self.checks_passed}/{self.checks_total}" if self.built else ""
+        return f"{self.checks_passed}/{self.checks_total}" if self.ran else ""
 
     @property
     def status(self) -> str:
-        return f"paper claims {self.paper_claims} · checks {self.checks}" if self.built else NOT_BUILT
+        return f"paper claims {self.paper_claims} · checks {self.checks}" if self.ran else self.state
 
 
-def summarise(rows: list[Mapping[str, str]], slugs: Iterable[str]) -> dict[str, Summary]:
-    """Per paper, passed/total for each kind; papers with no rows are 'not built yet'."""
+def summarise(rows: list[Mapping[str, str]], slugs: Iterable[str], built: Iterable[str] = ()) -> dict[str, Summary]:
+    """Per paper, passed/total for each kind; a paper with no rows is NOT_RUN if in ``built``, else NOT_BUILT."""
+    built = set(built)
     out = {}
     for slug in slugs:
         mine = [r for r in rows if r["paper"] == slug]
         if not mine:
-            out[slug] = Summary(slug, built=False)
+            out[slug] = Summary(slug, NOT_RUN if slug in built else NOT_BUILT)
             continue
 
         def count(kind: str, rows: list[Mapping[str, str]] = mine) -> tuple[int, int]:
@@ -169,8 +176,13 @@ def summarise(rows: list[Mapping[str, str]], slugs: Iterable[str]) -> dict[str, 
             return sum(r["verdict"] == "pass" for r in of_kind), len(of_kind)
 
         scales = ", ".join(dict.fromkeys(r["scale"] for r in mine))
-        out[slug] = Summary(slug, True, *count("paper"), *count("check"), scale=scales)
+        out[slug] = Summary(slug, "run", *count("paper"), *count("check"), scale=scales)
     return out
+
+
+def built_papers(root: str | Path, registry: Iterable[str]) -> list[str]:
+    """Papers of the registry that have a module (a rule file) in the checkout at ``root``."""
+    return [slug for slug in registry if (Path(root) / "workflow/rules" / f"{slug}.smk").is_file()]
 
 
 def label(paper: Mapping[str, Any]) -> str:
@@ -199,10 +211,10 @@ def summary_csv(summaries: Mapping[str, Summary], papers: Mapping[str, Mapping[s
         {
             "paper": s.slug,
             "title": label(papers[s.slug]) if s.slug in papers else s.slug,
-            "paper_claims_passed": s.paper_passed if s.built else "",
-            "paper_claims_total": s.paper_total if s.built else "",
-            "checks_passed": s.checks_passed if s.built else "",
-            "checks_total": s.checks_total if s.built else "",
+            "paper_claims_passed": s.paper_passed if s.ran else "",
+            "paper_claims_total": s.paper_total if s.ran else "",
+            "checks_passed": s.checks_passed if s.ran else "",
+            "checks_total": s.checks_total if s.ran else "",
             "scale": s.scale,
             "status": s.status,
         }
@@ -223,7 +235,7 @@ def read_rows(scoreboard_csv: str | Path) -> list[dict[str, str]]:
 
 # --- Markdown --------------------------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\|*_`<>\[\]])")
+_MD_SPECIAL = re.compile(r"([\\|*_`<\[\]])")
 
 
 def md_cell(text: str) -> str:
@@ -241,10 +253,7 @@ def claims_markdown(rows: list[Mapping[str, str]], with_paper: bool = True) -> s
     """Claims table: id, kind, statement, paper value, ours, interval, test, verdict."""
     header = ["id", "kind", "statement", "paper value", "ours", "interval", "test", "verdict"]
     body = [
-        [
-            md_cell(r[c])
-            for c in ("claim", "kind", "statement", "paper_value", "ours")
-        ]
+        [md_cell(r[c]) for c in ("claim", "kind", "statement", "paper_value", "ours")]
         + [md_cell(interval_text(r)), md_cell(r["test"]), r["verdict"]]
         for r in rows
     ]
@@ -256,8 +265,7 @@ def claims_markdown(rows: list[Mapping[str, str]], with_paper: bool = True) -> s
 
 def summary_markdown(summaries: Mapping[str, Summary], papers: Mapping[str, Mapping[str, Any]]) -> str:
     body = [
-        [f"`{s.slug}`", md_cell(label(papers[s.slug])), s.paper_claims, s.checks, s.scale]
-        for s in summaries.values()
+        [f"`{s.slug}`", md_cell(label(papers[s.slug])), s.paper_claims, s.checks, s.scale] for s in summaries.values()
     ]
     return md_table(["slug", "paper", "paper claims", "checks", "scale"], body)
 
@@ -299,7 +307,9 @@ def claims_html(paper: Mapping[str, Any], summary: Summary, rows: list[Mapping[s
             (r["verdict"], r["verdict"]),
         ]
         lines.append(
-            "<tr>" + "".join(f'<td class="{cls}">{esc(text)}</td>' if cls else f"<td>{esc(text)}</td>" for cls, text in cells) + "</tr>"
+            "<tr>"
+            + "".join(f'<td class="{cls}">{esc(text)}</td>' if cls else f"<td>{esc(text)}</td>" for cls, text in cells)
+            + "</tr>"
         )
     lines += ["</tbody></table>", "</body></html>"]
     return "\n".join(lines) + "\n"
@@ -375,14 +385,18 @@ def landing_page(
     for slug, path in headline.items():
         short = rst_text(papers[slug]["short"])
         first, *rest = _png_data_uri_lines(path)
-        out += [f".. figure:: {first}"] + [f"   {line}" for line in rest] + [
-            f"   :target: {slug}_",
-            f"   :alt: {slug} figure {Path(path).stem}",
-            "   :width: 100%",
-            "",
-            f"   {short}: {rst_text(Path(path).stem)}",
-            "",
-        ]
+        out += (
+            [f".. figure:: {first}"]
+            + [f"   {line}" for line in rest]
+            + [
+                f"   :target: {slug}_",
+                f"   :alt: {slug} figure {Path(path).stem}",
+                "   :width: 100%",
+                "",
+                f"   {short}: {rst_text(Path(path).stem)}",
+                "",
+            ]
+        )
     out += [".. raw:: html", "", f"   <style>{REPORT_CSS}</style>", "", "{% endraw %}"]
     return "\n".join(out) + "\n"
 
@@ -393,7 +407,7 @@ def main(job) -> None:
     registry = load_papers(job.input.papers)
     enabled = list(job.params.papers)
     summaries = summarise(rows, enabled)
-    everyone = summarise(rows, list(registry))
+    everyone = summarise(rows, list(registry), built=job.params.built)
     write_text(job.output.csv, to_csv(rows))
     write_text(job.output.papers_csv, summary_csv(everyone, registry))
     write_text(

@@ -4,6 +4,9 @@ In the report each paper is one category (its slug) holding its claims table, it
 provenance; the landing page (results/scoreboard.rst) links to those categories.
 """
 
+from repro.registry import load_papers
+from repro.scoreboard import built_papers
+
 
 def headline_figures():
     """Each enabled paper's first figure (its figures rule's first PNG), shown on the landing page."""
@@ -75,6 +78,7 @@ rule scoreboard:
     params:
         entry="repro.scoreboard",
         papers=PAPERS,
+        built=built_papers(REPO, load_papers()),
         tables={slug: f"results/{slug}/claims.html" for slug in PAPERS},
         headline=lambda wc: headline_figures(),
     script:

@@ -1,0 +1,174 @@
+"""Regenerate the numbers in the documentation from a run, so that no page carries hand-copied results.
+
+``python -m repro.docs`` (from the repo root, after a run) rewrites:
+
+- the README's paper table (between ``<!-- papers-table:begin -->`` and ``<!-- papers-table:end -->``)
+  from ``results/scoreboard.csv``: per paper its paper claims and checks passed/total and its target
+  command;
+- in every ``docs/papers/<slug>.md``, the block between ``<!-- results:begin -->`` and
+  ``<!-- results:end -->`` from ``results/<slug>/claims.json``, and the block between
+  ``<!-- budget:begin -->`` and ``<!-- budget:end -->`` from ``results/benchmarks/<slug>/*.tsv``.
+
+A page whose paper has no results (or no benchmarks) in this checkout keeps its block as it is, so
+running one paper does not erase the others' tables. A file without its markers is an error naming
+the file and the marker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from repro.io import InputError
+from repro.registry import load_papers
+from repro.scoreboard import (
+    built_papers,
+    claim_row,
+    claims_markdown,
+    fmt,
+    load_claims,
+    md_cell,
+    md_table,
+    read_rows,
+    summarise,
+)
+
+README_BEGIN, README_END = "<!-- papers-table:begin -->", "<!-- papers-table:end -->"
+RESULTS_BEGIN, RESULTS_END = "<!-- results:begin -->", "<!-- results:end -->"
+BUDGET_BEGIN, BUDGET_END = "<!-- budget:begin -->", "<!-- budget:end -->"
+
+
+def replace_block(text: str, begin: str, end: str, body: str, where: str | Path) -> str:
+    """``text`` with what stands between the markers ``begin`` and ``end`` replaced by ``body``."""
+    for marker in (begin, end):
+        if text.count(marker) != 1:
+            found = "missing" if marker not in text else f"found {text.count(marker)} times"
+            raise InputError(where, f"marker {marker} {found} (expected exactly once)")
+    if text.index(begin) > text.index(end):
+        raise InputError(where, f"marker {end} comes before {begin}")
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+    return pattern.sub(lambda _: f"{begin}\n{body.rstrip()}\n{end}", text)
+
+
+def target_command(slug: str) -> str:
+    """The command that runs one paper (rule names spell '-' as '_')."""
+    return f"snakemake --cores all {slug.replace('-', '_')}"
+
+
+def readme_table(rows: list[Mapping[str, str]], papers: Mapping[str, Mapping], root: Path) -> str:
+    """One row per registry paper: paper (linked to its docs page), paper claims, checks, command."""
+    summaries = summarise(rows, list(papers), built=built_papers(root, papers))
+    body = []
+    for slug, s in summaries.items():
+        short = md_cell(papers[slug]["short"])
+        page = root / "docs/papers" / f"{slug}.md"
+        name = f"[{short}](docs/papers/{slug}.md)" if page.is_file() else short
+        command = f"`{target_command(slug)}`" if s.state != "not built yet" else ""
+        body.append([name, s.paper_claims, s.checks, command])
+    return md_table(["paper", "paper claims", "checks", "run it"], body)
+
+
+def results_block(claims_file: Path, shown: str) -> str:
+    """The paper's counts and claims table (id, kind, statement, paper value, ours, interval, test,
+    verdict); ``shown`` is how the text names the file."""
+    paper, claims = load_claims(claims_file)
+    rows = [claim_row(paper, c) for c in claims]
+    summary = summarise(rows, [paper])[paper]
+    head = f"Generated from `{shown}` by `python -m repro.docs`: {summary.status} (scale: {summary.scale})."
+    return head + "\n\n" + claims_markdown(rows, with_paper=False)
+
+
+def _mean(values: list[str]) -> float:
+    """Mean of numeric text; 'NA' (a value the platform could not measure) makes it NaN."""
+    try:
+        return float(np.mean([float(v) for v in values]))
+    except ValueError:
+        return math.nan
+
+
+def read_benchmark(path: Path) -> dict[str, float]:
+    """Wall s, CPU s and max RSS MB of one Snakemake benchmark file (mean over its repeats; 'NA' -> NaN)."""
+    with path.open(newline="") as fh:
+        records = list(csv.DictReader(fh, delimiter="\t"))
+    missing = [c for c in ("s", "cpu_time", "max_rss") if records and c not in records[0]]
+    if not records or missing:
+        raise InputError(path, f"not a Snakemake benchmark file (no rows, or columns {missing} missing)")
+    return {
+        "wall": _mean([r["s"] for r in records]),
+        "cpu": _mean([r["cpu_time"] for r in records]),
+        "rss": _mean([r["max_rss"] for r in records]),
+    }
+
+
+def budget_block(bench_dir: Path, shown: str) -> str:
+    """Per step wall s, CPU s and max RSS MB, and the paper's totals (sums; the largest RSS; NaN, shown
+    as n/a, where a step was not measured); ``shown`` is how the text names the folder."""
+    steps = {p.stem: read_benchmark(p) for p in sorted(bench_dir.glob("*.tsv"))}
+    if not steps:
+        raise InputError(bench_dir, "no benchmark files (*.tsv)")
+    body = [[md_cell(name), fmt(b["wall"]), fmt(b["cpu"]), fmt(b["rss"])] for name, b in steps.items()]
+    walls, cpus, rss = (np.array([b[key] for b in steps.values()]) for key in ("wall", "cpu", "rss"))
+    body.append(["**total**", fmt(float(np.sum(walls))), fmt(float(np.sum(cpus))), fmt(float(np.max(rss)))])
+    head = (
+        f"Generated from `{shown}/*.tsv` by `python -m repro.docs` (the last run's "
+        "benchmark files; the total wall time is a sum over jobs, which may run in parallel)."
+    )
+    return head + "\n\n" + md_table(["step", "wall s", "CPU s", "max RSS MB"], body)
+
+
+def update_page(page: Path, root: Path) -> list[str]:
+    """Rewrite the results and budget blocks of one docs page; returns what was updated."""
+    slug = page.stem
+    text = page.read_text()
+    replace_block(text, RESULTS_BEGIN, RESULTS_END, "", page)
+    replace_block(text, BUDGET_BEGIN, BUDGET_END, "", page)
+    done = []
+    claims_file = Path("results") / slug / "claims.json"
+    if (root / claims_file).is_file():
+        block = results_block(root / claims_file, claims_file.as_posix())
+        text = replace_block(text, RESULTS_BEGIN, RESULTS_END, block, page)
+        done.append("results")
+    bench_dir = Path("results/benchmarks") / slug
+    if list((root / bench_dir).glob("*.tsv")):
+        block = budget_block(root / bench_dir, bench_dir.as_posix())
+        text = replace_block(text, BUDGET_BEGIN, BUDGET_END, block, page)
+        done.append("budget")
+    page.write_text(text)
+    return done
+
+
+def update_readme(root: Path, papers_file: Path | None = None) -> None:
+    """Rewrite the README's paper table from ``results/scoreboard.csv`` (all papers 'not run yet' without one)."""
+    readme = root / "README.md"
+    scoreboard = root / "results/scoreboard.csv"
+    rows = read_rows(scoreboard) if scoreboard.is_file() else []
+    papers = load_papers(papers_file or root / "resources/papers.yaml")
+    text = readme.read_text()
+    readme.write_text(replace_block(text, README_BEGIN, README_END, readme_table(rows, papers, root), readme))
+
+
+def update_all(root: Path) -> dict[str, list[str]]:
+    """README table and every paper page (``docs/papers/<slug>.md`` of a registry paper)."""
+    update_readme(root)
+    papers = load_papers(root / "resources/papers.yaml")
+    pages = sorted(p for p in (root / "docs/papers").glob("*.md") if p.stem in papers)
+    return {page.stem: update_page(page, root) for page in pages}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=Path("."), help="repository root (default: .)")
+    args = parser.parse_args(argv)
+    for slug, done in update_all(args.root).items():
+        print(f"docs/papers/{slug}.md: {', '.join(done) if done else 'no results in this checkout, left as is'}")
+    print("README.md: paper table rewritten")
+
+
+if __name__ == "__main__":
+    main()
