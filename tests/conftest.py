@@ -1,12 +1,15 @@
-"""Test setup: import the checkout's own code (not another installed copy) and keep torch to one thread."""
+"""Test setup: import the checkout's own code (not another installed copy), keep torch to one thread, and
+the one end-to-end run of the embedded default that every e2e test shares."""
 
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 
 import pytest  # noqa: E402
+from workflow_tools import copy_workflow, snakemake  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -23,3 +26,16 @@ def _one_torch_thread():
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def default_run(tmp_path_factory) -> Path:
+    """A copy of the workflow after the README's run command: every enabled paper, scoreboard, report.
+
+    Session-scoped so that the e2e tests (results, reruns, the report in a browser) share one run.
+    """
+    work = copy_workflow(tmp_path_factory.mktemp("e2e") / "wf")
+    start = time.perf_counter()
+    snakemake(work, "--cores", "2", "--report-after-run", "--report", "results/report.html", timeout=3600)
+    print(f"embedded default end to end: {time.perf_counter() - start:.1f} s")
+    return work

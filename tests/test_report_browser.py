@@ -1,0 +1,145 @@
+"""The HTML report as a reader sees it: rendered by a real browser (Debian's ``chromium``, headless).
+
+``chromium --dump-dom`` prints the page after its scripts ran, i.e. what the report's React app put on
+the screen: the landing page must show, at the top, one summary row per enabled paper whose counts
+equal those in the paper's ``claims.json``, with a link that opens the paper's category, and one headline
+figure per paper; each paper's category must hold its claims table, its figures (captioned) and its
+provenance. Uses the session's one end-to-end run (``default_run``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+from repro.config import enabled_papers
+from repro.registry import load_papers
+
+pytestmark = pytest.mark.e2e
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class RenderedPage(HTMLParser):
+    """Headings, table rows (cell texts and links) and images of a page, skipping script and style text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[tuple[str, object]] = []  # ("h1", text), ("row", [(text, href)]), ("img", attrs)
+        self._skip = 0
+        self._heading: list[str] | None = None
+        self._row: list[tuple[str, str | None]] | None = None
+        self._cell: list[str] | None = None
+        self._href: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("script", "style"):
+            self._skip += 1
+        elif tag == "h1":
+            self._heading = []
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell, self._href = [], None
+        elif tag == "a" and self._cell is not None:
+            self._href = attrs.get("href")
+        elif tag == "img":
+            self.events.append(("img", attrs))
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self._skip -= 1
+        elif tag == "h1" and self._heading is not None:
+            self.events.append(("h1", "".join(self._heading).strip()))
+            self._heading = None
+        elif tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.append(("".join(self._cell).strip(), self._href))
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self.events.append(("row", self._row))
+            self._row = None
+
+    def handle_data(self, data):
+        if self._skip:
+            return
+        for part in (self._heading, self._cell):
+            if part is not None:
+                part.append(data)
+
+
+def render(report: Path, profile: Path) -> str:
+    """The report's DOM after its scripts ran, from headless chromium."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("chromium is not installed (Debian: apt-get install -y chromium)")
+    cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", report.resolve().as_uri()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0 and proc.stdout, f"chromium failed ({proc.returncode}): {proc.stderr[-2000:]}"
+    return proc.stdout
+
+
+def expected_counts(claims_file: Path) -> tuple[str, str]:
+    """'passed/total' of paper claims and of checks, counted straight from claims.json."""
+    claims = json.loads(claims_file.read_text())["claims"]
+
+    def count(kind: str) -> str:
+        mine = [c for c in claims if c["kind"] == kind]
+        passed = sum(c["verdict"] == "pass" and c["ours"] is not None for c in mine)
+        return f"{passed}/{len(mine)}"
+
+    return count("paper"), count("check")
+
+
+def check_report(work: Path, profile: Path) -> None:
+    """Everything the module docstring lists, for every paper enabled in ``work``'s config."""
+    slugs = enabled_papers(yaml.safe_load((work / "config/config.yaml").read_text()))
+    papers = load_papers(work / "resources/papers.yaml")
+    dom = render(work / "results/report.html", profile)
+    page = RenderedPage()
+    page.feed(dom)
+    headings = [i for i, (kind, text) in enumerate(page.events) if kind == "h1" and text == "Reproduction scoreboard"]
+    assert headings, "landing page title not rendered"
+    after = page.events[headings[0] + 1 :]
+    rows = [value for kind, value in after[: 2 + len(slugs)] if kind == "row"]
+    assert [text for text, _ in rows[0]] == ["paper", "paper claims", "checks", "scale", "results"], rows[:1]
+    body = {cells[0][0]: cells for cells in rows[1:]}
+    for slug in slugs:
+        cells = body.get(papers[slug]["short"])
+        assert cells, f"{slug}: no summary row right under the landing page title"
+        paper_claims, checks = expected_counts(work / "results" / slug / "claims.json")
+        assert [text for text, _ in cells[1:3]] == [paper_claims, checks], f"{slug}: {cells}"
+        assert cells[4] == (slug, f"javascript:app.showCategory('{slug}')"), f"{slug}: category link {cells[4]}"
+        images = [a for kind, a in after if kind == "img" and a.get("alt", "").startswith(f"{slug} figure ")]
+        assert images, f"{slug}: no headline figure on the landing page"
+        src = images[0]["src"]
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n", f"{slug}: figure is not a PNG"
+
+    categories = json.loads(re.search(r"var categories = (\{.*?\});\n", dom).group(1))
+    results = json.loads(re.search(r"var results = (\{.*?\});\n", dom).group(1))
+    for slug in slugs:
+        category = categories.get(slug, {})
+        assert category.get("claims") == [f"results/{slug}/claims.html"], f"{slug}: {category}"
+        assert category.get("provenance") == [f"results/{slug}/provenance.json"], f"{slug}: {category}"
+        figures = category.get("figures", [])
+        assert figures and all(f.endswith(".png") and results[f]["caption"].strip() for f in figures), slug
+
+
+def test_report_renders_summary_rows_and_figures_in_a_browser(default_run, tmp_path):
+    check_report(default_run, tmp_path / "chromium-profile")
