@@ -13,7 +13,11 @@ def headline_figures():
     out = {}
     for slug in PAPERS:
         figures_rule = getattr(rules, f"{rule_name(slug)}_figures", None)
-        pngs = [str(f) for f in figures_rule.output if str(f).endswith(".png")] if figures_rule else []
+        pngs = (
+            [str(f) for f in figures_rule.output if str(f).endswith(".png")]
+            if figures_rule
+            else []
+        )
         if pngs:
             out[slug] = pngs[0]
     return out
@@ -50,6 +54,15 @@ rule scoreboard:
         papers=repo_file("resources/papers.yaml"),
         code=code_closure("repro.scoreboard"),
     output:
+        **{
+            f"claims_{rule_name(slug)}": report(
+                f"results/{slug}/claims.html",
+                category=slug,
+                subcategory="claims",
+                caption="../report/claims.rst",
+            )
+            for slug in PAPERS
+        },
         csv=report(
             "results/scoreboard.csv",
             category="Scoreboard",
@@ -62,15 +75,6 @@ rule scoreboard:
         ),
         md="results/scoreboard.md",
         rst="results/scoreboard.rst",
-        **{
-            f"claims_{rule_name(slug)}": report(
-                f"results/{slug}/claims.html",
-                category=slug,
-                subcategory="claims",
-                caption="../report/claims.rst",
-            )
-            for slug in PAPERS
-        },
     log:
         "logs/scoreboard.log",
     conda:
