@@ -5,14 +5,19 @@ import re
 import yaml
 from workflow_tools import REPO
 
+from repro.docs import README_BEGIN, README_END, target_command
 from repro.registry import load_papers
-from repro.scoreboard import README_BEGIN, README_END, status_table
+from repro.scoreboard import NOT_BUILT
+
+README_LIMIT_BYTES = 12_000
 
 
 def _table_rows():
+    """Cells of each body row of the README's paper table: paper, paper claims, checks, command."""
     text = (REPO / "README.md").read_text()
     table = text.split(README_BEGIN, 1)[1].split(README_END, 1)[0]
-    return {m.group(1): m.group(2).strip() for m in re.finditer(r"^\| `([a-z0-9-]+)` \| .*? \| (.*?) \|$", table, re.M)}
+    lines = table.strip().splitlines()[2:]
+    return [[cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines]
 
 
 def test_registry_lists_35_papers_with_numbers_typed():
@@ -24,12 +29,23 @@ def test_registry_lists_35_papers_with_numbers_typed():
             assert isinstance(number["value"], (int, float)), f"{slug}.{key}"
 
 
-def test_readme_lists_every_paper_with_its_status():
+def test_readme_lists_every_paper_with_its_status_and_command():
+    papers = load_papers()
     rows = _table_rows()
-    assert set(rows) == set(load_papers())
-    for slug, status in rows.items():
+    assert len(rows) == len(papers)
+    for (slug, entry), (name, paper_claims, checks, command) in zip(papers.items(), rows):
         built = (REPO / "workflow/rules" / f"{slug}.smk").exists()
-        assert (status == "not built yet") != built, f"{slug}: README says {status!r}, rule file exists: {built}"
+        assert entry["short"] in name, f"row {name!r} is not {slug}"
+        assert (paper_claims == NOT_BUILT) != built, f"{slug}: README says {paper_claims!r}, rule file: {built}"
+        if built:
+            assert command == f"`{target_command(slug)}`", f"{slug}: {command!r}"
+            assert re.fullmatch(r"\d+/\d+|not run yet", paper_claims) and re.fullmatch(r"(\d+/\d+)?", checks)
+        if (REPO / "docs/papers" / f"{slug}.md").exists():
+            assert f"(docs/papers/{slug}.md)" in name, f"{slug}: its docs page is not linked"
+
+
+def test_readme_stays_short():
+    assert (REPO / "README.md").stat().st_size <= README_LIMIT_BYTES
 
 
 def test_every_built_paper_is_configured_at_both_scales():
@@ -37,10 +53,3 @@ def test_every_built_paper_is_configured_at_both_scales():
         config = yaml.safe_load((REPO / "config" / name).read_text())
         built = {p.stem for p in (REPO / "workflow/rules").glob("*.smk")} & set(load_papers())
         assert built <= set(config["papers"]), f"{name} lacks {built - set(config['papers'])}"
-
-
-def test_status_table_counts_passing_claims():
-    papers = {"a": {"short": "A", "title": "t"}, "b": {"short": "B", "title": "u"}}
-    rows = [{"paper": "a", "verdict": "pass"}, {"paper": "a", "verdict": "fails"}]
-    table = status_table(rows, papers)
-    assert "| `a` | A: t | 1/2 claims pass |" in table and "| `b` | B: u | not built yet |" in table
