@@ -19,6 +19,7 @@ from repro.scoreboard import (
     claims_html,
     claims_markdown,
     gather,
+    headline_figures,
     landing_page,
     rst_text,
     summarise,
@@ -137,3 +138,21 @@ def test_landing_page_starts_with_one_row_per_paper(tmp_path):
     cells = [c.split(">", 1)[1] for c in first_table.split("<td")[1:]]
     assert cells[:4] == ["Alpha</td>\n", "1/3</td>\n", "1/1</td>\n", "smoke</td>\n"]
     assert "javascript:app.showCategory('alpha')" in first_table
+
+
+class FakeRules:
+    """Snakemake's ``rules`` namespace: ``has(name)`` and attribute access to a rule with ``output``."""
+
+    def __init__(self, **outputs):
+        self._rules = {name: type("Rule", (), {"output": files}) for name, files in outputs.items()}
+
+    def has(self, name):
+        return name in self._rules
+
+    def __getattr__(self, name):
+        return self._rules[name]
+
+
+def test_headline_figure_is_the_first_png_of_the_figures_rule():
+    rules = FakeRules(beta_x_figures=["results/beta-x/figures/table.md", "results/beta-x/figures/a.png", "b.png"])
+    assert headline_figures(["alpha", "beta-x"], rules) == {"beta-x": "results/beta-x/figures/a.png"}

@@ -185,6 +185,18 @@ def built_papers(root: str | Path, registry: Iterable[str]) -> list[str]:
     return [slug for slug in registry if (Path(root) / "workflow/rules" / f"{slug}.smk").is_file()]
 
 
+def headline_figures(slugs: Iterable[str], rules: Any) -> dict[str, str]:
+    """Each paper's first figure (the first PNG output of its ``<pkg>_figures`` rule), for the landing
+    page; ``rules`` is the workflow's ``rules`` namespace. Papers without a figures rule are left out."""
+    out = {}
+    for slug in slugs:
+        name = f"{slug.replace('-', '_')}_figures"
+        pngs = [str(f) for f in getattr(rules, name).output if str(f).endswith(".png")] if rules.has(name) else []
+        if pngs:
+            out[slug] = pngs[0]
+    return out
+
+
 def label(paper: Mapping[str, Any]) -> str:
     """'Short: title', without repeating a short name the title already starts with."""
     title, short = paper["title"], paper["short"]

@@ -5,22 +5,7 @@ provenance; the landing page (results/scoreboard.rst) links to those categories.
 """
 
 from repro.registry import load_papers
-from repro.scoreboard import built_papers
-
-
-def headline_figures():
-    """Each enabled paper's first figure (its figures rule's first PNG), shown on the landing page."""
-    out = {}
-    for slug in PAPERS:
-        figures_rule = getattr(rules, f"{rule_name(slug)}_figures", None)
-        pngs = (
-            [str(f) for f in figures_rule.output if str(f).endswith(".png")]
-            if figures_rule
-            else []
-        )
-        if pngs:
-            out[slug] = pngs[0]
-    return out
+from repro.scoreboard import built_papers, headline_figures
 
 
 rule provenance:
@@ -50,7 +35,7 @@ rule provenance:
 rule scoreboard:
     input:
         claims=expand("results/{paper}/claims.json", paper=PAPERS),
-        figures=lambda wc: list(headline_figures().values()),
+        figures=lambda wc: list(headline_figures(PAPERS, rules).values()),
         papers=repo_file("resources/papers.yaml"),
         code=code_closure("repro.scoreboard"),
     output:
@@ -84,6 +69,6 @@ rule scoreboard:
         papers=PAPERS,
         built=built_papers(REPO, load_papers()),
         tables={slug: f"results/{slug}/claims.html" for slug in PAPERS},
-        headline=lambda wc: headline_figures(),
+        headline=lambda wc: headline_figures(PAPERS, rules),
     script:
         ENTRY
