@@ -139,6 +139,21 @@ def check_report(work: Path, profile: Path) -> None:
         assert category.get("provenance") == [f"results/{slug}/provenance.json"], f"{slug}: {category}"
         figures = category.get("figures", [])
         assert figures and all(f.endswith(".png") and results[f]["caption"].strip() for f in figures), slug
+        check_claims_table(results[f"results/{slug}/claims.html"]["data_uri"], work / "results" / slug / "claims.json")
+
+
+def check_claims_table(data_uri: str, claims_file: Path) -> None:
+    """The claims table embedded in the report shows every claim's id, kind, statement and test text as
+    written (a test such as ``|ours - 1| <= 0.1`` must not lose its bars) and its verdict."""
+    table = RenderedPage()
+    table.feed(base64.b64decode(data_uri.split("base64,", 1)[1]).decode())
+    rows = {cells[0][0]: [text for text, _ in cells] for kind, cells in table.events if kind == "row"}
+    for claim in json.loads(claims_file.read_text())["claims"]:
+        cells = rows.get(claim["id"])
+        assert cells, f"{claims_file}: claim {claim['id']} missing from the report's claims table"
+        verdict = "pass" if claim["verdict"] == "pass" and claim["ours"] is not None else "fails"
+        expected = [claim["kind"], claim["statement"], claim["test_text"], verdict]
+        assert [cells[1], cells[2], cells[6], cells[7]] == expected, f"{claim['id']}: {cells}"
 
 
 def test_report_renders_summary_rows_and_figures_in_a_browser(default_run, tmp_path):
