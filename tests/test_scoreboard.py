@@ -125,19 +125,25 @@ def test_rst_text_survives_docutils(text):
 
 
 def test_landing_page_starts_with_one_row_per_paper(tmp_path):
+    import numpy as np
+    from matplotlib import image
+
+    figure = tmp_path / "fig_a.png"
+    image.imsave(figure, np.linspace(0, 1, 2000 * 3).reshape(30, 200))
     rows = gather([write_alpha(tmp_path)])
-    summaries = summarise(rows, ["alpha"])
-    page = landing_page(summaries, PAPERS, {})
-    html = publish_parts(
-        page.replace("{% raw %}", "").replace("{% endraw %}", "")
-        + "\n.. _alpha: javascript:app.showCategory('alpha')\n",
-        writer_name="html",
-    )["html_body"]
+    page = landing_page(summarise(rows, ["alpha"]), PAPERS, {"alpha": figure})
+    assert page.startswith("{% raw %}\n") and page.rstrip().endswith("{% endraw %}")
+    targets = "".join(f"\n.. _{c}: javascript:app.showCategory('{c}')" for c in ("alpha", "Scoreboard"))
+    html = publish_parts(page.replace("{% raw %}", "").replace("{% endraw %}", "") + targets, writer_name="html")[
+        "html_body"
+    ]
+    assert "system-message" not in html
     first_table = html.split("<table", 1)[1].split("</table>", 1)[0]
     assert html.index("<table") < html.index("<p>")
     cells = [c.split(">", 1)[1] for c in first_table.split("<td")[1:]]
     assert cells[:4] == ["Alpha</td>\n", "1/3</td>\n", "1/1</td>\n", "smoke</td>\n"]
     assert "javascript:app.showCategory('alpha')" in first_table
+    assert 'alt="alpha figure fig_a" src="data:image/png;base64,' in html
 
 
 class FakeRules:

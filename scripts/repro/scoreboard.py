@@ -340,11 +340,12 @@ def rst_text(text: str) -> str:
 def _png_data_uri_lines(path: str | Path, width_px: int = HEADLINE_WIDTH_PX) -> list[str]:
     """A PNG as a data URI, scaled down to ``width_px`` so the landing page stays light, in lines short
     enough for docutils (whose line-length limit a one-line URI exceeds; the image directive joins them)."""
-    from matplotlib import image
+    from PIL import Image
 
     buf = io.BytesIO()
-    width = image.imread(path).shape[1]
-    image.thumbnail(str(path), buf, scale=min(1.0, width_px / width))
+    with Image.open(path) as picture:
+        picture.thumbnail((width_px, 10 * width_px))
+        picture.save(buf, format="PNG", optimize=True)
     uri = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
     return [uri[i : i + 76] for i in range(0, len(uri), 76)]
 
@@ -388,7 +389,8 @@ def landing_page(
         "(a unit test shows it failing on a counterfactual). *Checks* are identities and implementation",
         "properties that hold by construction. A claim without a finite value counts as failed. Each link",
         "opens the paper's category (also under Results in the menu): its claims table, its figures with",
-        "captions and its provenance. ``results/scoreboard.csv`` lists every claim.",
+        "captions and its provenance. The Scoreboard_ category has every claim in one table",
+        "(``scoreboard.csv``) and the counts per paper (``scoreboard_papers.csv``).",
         "",
         "Headline figures",
         "----------------",
