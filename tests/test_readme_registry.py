@@ -2,9 +2,9 @@
 
 import re
 
-import yaml
 from workflow_tools import REPO
 
+from repro.config import load_config
 from repro.registry import load_papers
 from repro.scoreboard import README_BEGIN, README_END, status_table
 
@@ -34,7 +34,7 @@ def test_readme_lists_every_paper_with_its_status():
 
 def test_every_built_paper_is_configured_at_both_scales():
     for name in ("config.yaml", "full.yaml"):
-        config = yaml.safe_load((REPO / "config" / name).read_text())
+        config = load_config(f"config/{name}")
         built = {p.stem for p in (REPO / "workflow/rules").glob("*.smk")} & set(load_papers())
         assert built <= set(config["papers"]), f"{name} lacks {built - set(config['papers'])}"
 
