@@ -34,8 +34,8 @@ def _merged() -> dict:
 
 
 def _allowed_addition(path: list[str], overlay: dict) -> bool:
-    """A key the default lacks: a resources block, a switched data source's settings, or SCALE_ONLY."""
-    if path[0] == "papers" and len(path) >= 3 and path[2] == "resources":
+    """A key the default lacks: a paper's or data source's resources block, a switched source's settings, SCALE_ONLY."""
+    if path[0] in ("papers", "data") and len(path) >= 3 and path[2] == "resources":
         return True
     if path[0] == "data" and len(path) >= 3:
         section = overlay["data"][path[1]]

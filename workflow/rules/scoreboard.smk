@@ -14,6 +14,8 @@ rule provenance:
         ),
     log:
         "logs/{paper}/provenance.log",
+    # Tiny jobs (read a few JSON files): a cluster submission would cost more than the work.
+    localrule: True
     conda:
         "../../envs/core.yaml"
     params:
@@ -39,6 +41,7 @@ rule scoreboard:
         rst="results/scoreboard.rst",
     log:
         "logs/scoreboard.log",
+    localrule: True
     conda:
         "../../envs/core.yaml"
     params:
