@@ -177,6 +177,19 @@ def paper_targets(slug):
     return files
 
 
+def paper_seed(slug):
+    """The run's seed where one of the paper's stages uses it (None otherwise), for its provenance.
+
+    A paper none of whose stages declares ``seed=True`` gives the same results for every seed, so its
+    provenance neither records the seed nor reruns when it changes. Papers not yet declared through
+    ``declare_paper`` read the seed in their own rules.
+    """
+    stages = PAPER_STAGES.get(slug)
+    if stages is None or any(st.seed for st in stages):
+        return config["seed"]
+    return None
+
+
 def data_manifests(slug):
     """Manifests of the data a paper reads: shared sources named in its config, plus its own."""
     sources = paper_config(slug).get("data", [])

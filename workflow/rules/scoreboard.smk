@@ -21,7 +21,7 @@ rule provenance:
     params:
         entry="repro.provenance",
         section=lambda wc: paper_config(wc.paper),
-        seed=config["seed"],
+        seed=lambda wc: paper_seed(wc.paper),
         scale=config["scale"],
     script:
         ENTRY
