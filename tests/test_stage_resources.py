@@ -97,12 +97,15 @@ def test_retries_scale_memory_and_runtime_with_the_attempt(scale):
 
 
 def test_profile_holds_site_settings_only(repo):
+    """No job resources in slurm/ (an account or QoS under default-resources is a site setting)."""
     import yaml
 
     profile = yaml.safe_load((repo / "slurm/config.yaml").read_text())
-    assert not {"set-resources", "default-resources", "set-threads"} & set(profile), (
-        "slurm/config.yaml sets resources; rules take theirs from the paper's config (repro.stages.stage_resources)"
-    )
+    assert not {"set-resources", "set-threads"} & set(profile), "slurm/config.yaml overrides rules' resources"
+    defaults = profile.get("default-resources") or []
+    keys = set(defaults) if isinstance(defaults, dict) else {str(d).split("=")[0] for d in defaults}
+    job_keys = keys & {"mem_mb", "mem", "mem_mib", "runtime", "gpu", "threads", "cpus_per_task", "disk_mb"}
+    assert not job_keys, f"slurm/config.yaml default-resources sets {job_keys}; rules take theirs from the config"
 
 
 # Unit tests of the helpers -------------------------------------------------------------------------
