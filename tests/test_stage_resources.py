@@ -70,6 +70,25 @@ def test_every_declared_stage_gets_its_configured_resources(scale):
             assert job.threads == want["threads"], f"{name}: {rule} threads {job.threads}, config {want}"
 
 
+# Data-source rules that take their resources from `data.<source>.resources.data` (stage_resources).
+DATA_RULES = {"spectra_data": "spectra", "metagenome_data": "metagenome"}
+
+
+def test_data_source_rules_get_their_configured_resources(scale):
+    name, jobs, _, _, _ = scale
+    files = [a for a in SCALES[name] if a != "--configfile"]
+    checked = 0
+    for rule, source in DATA_RULES.items():
+        if rule not in jobs:
+            continue
+        section = load_config(*files)["data"][source]
+        want = DEFAULT_RESOURCES | section.get("resources", {}).get("data", {})
+        got = jobs[rule][0].resources
+        assert (int(got["mem_mb"]), int(got["runtime"])) == (want["mem_mb"], want["runtime"]), f"{name}: {rule} {got}"
+        checked += 1
+    assert checked, f"none of {sorted(DATA_RULES)} is scheduled by `all`"
+
+
 def test_full_scale_is_not_the_smoke_default(scale):
     """At least one declared stage gets more at paper scale than the smoke default (the overlay is read)."""
     name, jobs, _, stages, _ = scale
