@@ -103,10 +103,10 @@ def test_duplicate_key_names_file_line_and_key(tmp_path):
     assert yaml.safe_load(bad.read_text())["papers"]["talda"]["iterations"] == 20, "plain YAML keeps the last"
 
 
-def test_equal_keys_in_different_mappings_are_fine(tmp_path):
+def test_equal_keys_in_different_mappings_and_merge_overrides_are_fine(tmp_path):
     ok = tmp_path / "ok.yaml"
-    ok.write_text("a: {x: 1}\nb: {x: 2}\n")
-    assert load_strict(ok) == {"a": {"x": 1}, "b": {"x": 2}}
+    ok.write_text("a: &base {x: 1, y: 1}\nb: {x: 2}\nc:\n  <<: *base\n  x: 3\n")
+    assert load_strict(ok) == {"a": {"x": 1, "y": 1}, "b": {"x": 2}, "c": {"x": 3, "y": 1}}
 
 
 @pytest.mark.parametrize("which", ["default", "configfile"])
