@@ -5,11 +5,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
-from repro.config import validate_config, enabled_papers
+from repro.config import check_config_files, validate_config, enabled_papers
 
 
 configfile: "config/config.yaml"
 
+
+# Snakemake's YAML loader keeps the last of two equal keys silently: read every config file of the
+# run (the default above and each --configfile, which Snakemake deep-merges over it) strictly.
+check_config_files(workflow.configfiles)
 
 validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
 

@@ -107,14 +107,15 @@ def test_partial_download_resumes_with_range(server, tmp_path):
     base, files = server
     body = files["/ATLAS/cobrotoxin/cobrotoxin_protein.zip"]
     dest = tmp_path / "cobrotoxin_protein.zip"
-    (tmp_path / "cobrotoxin_protein.zip.part").write_bytes(body[:1000])
+    (tmp_path / ".partial").mkdir()
+    (tmp_path / ".partial" / "cobrotoxin_protein.zip").write_bytes(body[:1000])
     RangeHandler.ranges.clear()
     record = download(
         archive_url(base, "cobrotoxin", "protein"), dest, "cobrotoxin", 10, 0, sha256=hashlib.sha256(body).hexdigest()
     )
     assert RangeHandler.ranges == ["bytes=1000-"]
     assert dest.read_bytes() == body and record["bytes"] == len(body)
-    assert not (tmp_path / "cobrotoxin_protein.zip.part").exists()
+    assert not (tmp_path / ".partial").exists()
 
 
 def test_checksum_mismatch_is_refused_and_removed(server, tmp_path):

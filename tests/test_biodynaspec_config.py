@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from repro.config import ConfigError, validate_config
+from repro.config import ConfigError, load_config, validate_config
 
 
 @pytest.mark.parametrize("config_file", ["config/config.yaml", "config/full.yaml"])
 def test_sections_validate(repo, config_file):
-    config = yaml.safe_load((repo / config_file).read_text())
+    config = load_config(config_file)
     validate_config(config["papers"]["biodynaspec"], repo / "workflow/schemas/papers/biodynaspec.schema.yaml")
     validate_config(config["data"]["atlas"], repo / "workflow/schemas/data/atlas.schema.yaml")
 

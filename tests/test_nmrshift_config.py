@@ -18,7 +18,9 @@ def _validator(repo, rel):
 
 @pytest.mark.parametrize("config_file", ["config/config.yaml", "config/full.yaml"])
 def test_sections_validate(repo, config_file):
-    config = yaml.safe_load((repo / config_file).read_text())
+    from repro.config import load_config
+
+    config = load_config(config_file)
     paper = _validator(repo, "papers/nmrshift.schema.yaml")
     data = _validator(repo, "data/spectra.schema.yaml")
     assert not list(paper.iter_errors(config["papers"]["nmrshift"]))

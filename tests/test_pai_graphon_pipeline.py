@@ -105,9 +105,9 @@ def test_dataset_inconsistent_shapes(tmp_path):
 
 @pytest.mark.parametrize("config_file", ["config/config.yaml", "config/full.yaml"])
 def test_config_section_validates_and_typos_are_named(repo, config_file):
-    from repro.config import ConfigError, validate_config
+    from repro.config import ConfigError, load_config, validate_config
 
-    section = yaml.safe_load((repo / config_file).read_text())["papers"]["pai-graphon"]
+    section = load_config(config_file)["papers"]["pai-graphon"]
     config = {"scale": "smoke", "seed": 0, "device": "cpu", "papers": {"pai-graphon": section}, "data": {}}
     schema = repo / "workflow/schemas/config.schema.yaml"
     validate_config(config, schema)

@@ -2,9 +2,9 @@
 
 import re
 
-import yaml
 from workflow_tools import REPO
 
+from repro.config import load_config
 from repro.docs import README_BEGIN, README_END, target_command
 from repro.registry import load_papers
 from repro.scoreboard import NOT_BUILT
@@ -20,13 +20,11 @@ def _table_rows():
     return [[cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines]
 
 
-def test_registry_lists_35_papers_with_numbers_typed():
+def test_registry_lists_35_papers():
     papers = load_papers()
     assert len(papers) == 35
     for slug, entry in papers.items():
         assert entry["slug"] == slug and entry["title"]
-        for key, number in entry["reported"].items():
-            assert isinstance(number["value"], (int, float)), f"{slug}.{key}"
 
 
 def test_readme_lists_every_paper_with_its_status_and_command():
@@ -50,6 +48,6 @@ def test_readme_stays_short():
 
 def test_every_built_paper_is_configured_at_both_scales():
     for name in ("config.yaml", "full.yaml"):
-        config = yaml.safe_load((REPO / "config" / name).read_text())
+        config = load_config(f"config/{name}")
         built = {p.stem for p in (REPO / "workflow/rules").glob("*.smk")} & set(load_papers())
         assert built <= set(config["papers"]), f"{name} lacks {built - set(config['papers'])}"

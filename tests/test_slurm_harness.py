@@ -64,6 +64,7 @@ class PlannedJob:
     input: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     resources: dict[str, str] = field(default_factory=dict)
+    threads: int = 1
 
     def key(self) -> tuple[str, tuple[str, ...]]:
         return self.rule, tuple(sorted(self.output))
@@ -91,6 +92,8 @@ def parse_dry_run(text: str) -> list[PlannedJob]:
             jobs[-1].resources = _pairs(value)
         elif name in ("output", "input", "log"):
             setattr(jobs[-1], name, value.split(", "))
+        elif name == "threads":
+            jobs[-1].threads = int(value)
     return jobs
 
 
@@ -128,18 +131,22 @@ def loaded_workflow(root: Path, cli_args: list[str]) -> Iterator[tuple[Any, argp
     """Parse the workflow in ``root`` in-process with the settings the CLI derives from ``cli_args``.
 
     Going through snakemake's own argument parser means profiles (``--profile slurm`` and the
-    auto-loaded workflow profile) are applied exactly as on the command line. Yields the
+    auto-loaded workflow profile) and ``--configfile`` overlays are applied exactly as on the command line. Yields the
     snakemake ``Workflow`` object and the parsed arguments, with ``root`` as working directory.
     """
     from snakemake.api import SnakemakeApi
     from snakemake.cli import parse_args
-    from snakemake.settings.types import OutputSettings, ResourceSettings
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
     with in_dir(root):
         _, args = parse_args(cli_args)
         settings = ResourceSettings(default_resources=args.default_resources, overwrite_resources=args.set_resources)
+        config = ConfigSettings(configfiles=[Path(f) for f in args.configfile or []])
         with SnakemakeApi(OutputSettings()) as api:
-            yield api.workflow(resource_settings=settings, snakefile=root / "Snakefile", workdir=root)._workflow, args
+            workflow = api.workflow(
+                resource_settings=settings, config_settings=config, snakefile=root / "Snakefile", workdir=root
+            )
+            yield workflow._workflow, args
 
 
 class in_dir:

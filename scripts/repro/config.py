@@ -4,6 +4,11 @@ The top-level schema references one schema file per paper and per data source
 (``papers/<slug>.schema.yaml``, ``data/<source>.schema.yaml``), so each module owns its
 own section. Errors name the offending key path and the problem, e.g.
 ``config: papers.hysomi.epochs: -1 is less than the minimum of 1``.
+
+Config files are also read strictly (:func:`load_strict`): YAML silently keeps the last of two
+equal keys in a mapping, so a key set twice would run with a value its author may not expect.
+The Snakefile checks every config file of the run (the default and each ``--configfile``) and
+stops naming the file, the line and the key.
 """
 
 from __future__ import annotations
@@ -19,7 +24,75 @@ from referencing.exceptions import Unresolvable
 
 
 class ConfigError(ValueError):
-    """The config does not match the schema."""
+    """The config does not match the schema, or a config file sets a key twice."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A safe loader that refuses a mapping holding the same key twice."""
+
+    path = "<config>"
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *anchor` brings keys the mapping may override on purpose
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise ConfigError(
+                    f"{self.path}:{line}: key {key!r} is set twice in the same mapping (first on line {seen[key]}); "
+                    "YAML would silently keep the last value: remove one"
+                )
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_strict(path: str | os.PathLike) -> Any:
+    """Parse a YAML config file, raising :class:`ConfigError` (file, line, key) on a duplicate key."""
+    text = Path(path).read_text()
+    loader = _StrictLoader(text)
+    loader.path = str(path)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_CONFIG = REPO_ROOT / "config" / "config.yaml"
+
+
+def deep_merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``overlay`` as Snakemake merges a ``--configfile`` over the default.
+
+    Mappings merge key by key; any other value (a list, a number) replaces the base's. Returns a new dict.
+    """
+    merged = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_config(*overlays: str | os.PathLike, default: str | os.PathLike = DEFAULT_CONFIG) -> dict[str, Any]:
+    """The config a run with ``--configfile OVERLAY ...`` sees: the default with each overlay merged over it.
+
+    ``load_config("config/full.yaml")`` is the paper-scale config; ``load_config()`` the embedded default.
+    Relative overlay paths are taken from the repository root.
+    """
+    config = load_strict(default)
+    for overlay in overlays:
+        config = deep_merge(config, load_strict(REPO_ROOT / overlay))
+    return config
+
+
+def check_config_files(paths) -> None:
+    """Read every config file of a run strictly (Snakemake's own loader keeps duplicates silently)."""
+    for path in dict.fromkeys(str(p) for p in paths):
+        load_strict(path)
 
 
 def _registry(schema_dir: Path) -> Registry:

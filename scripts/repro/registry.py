@@ -1,8 +1,10 @@
-"""The list of papers this project reproduces and the numbers each one reports.
+"""The papers this project reproduces and the numbers each one reports: one registry, one loader.
 
-``resources/papers.yaml`` is the single source: slug, title, sources and the reported
-numbers (with where in the paper they come from). Claims take paper values from here,
-never from numbers typed into code.
+``resources/papers.yaml`` holds each paper's identity (slug, title, short name, authors, sources,
+code, licence). The numbers a paper reports live in ``resources/<slug>/reported.yaml``, one schema for
+all papers (``workflow/schemas/reported.schema.yaml``), read by :func:`load_reported`; the rule that
+reads them lists the file as an input. Claims take paper values from there, never from numbers typed
+into code.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PAPERS_FILE = REPO_ROOT / "resources" / "papers.yaml"
+REPORTED_SCHEMA = REPO_ROOT / "workflow" / "schemas" / "reported.schema.yaml"
+IDENTITY = ("slug", "title", "short", "authors", "sources", "code", "licence")
 
 
 def load_papers(path: str | os.PathLike = PAPERS_FILE) -> dict[str, dict[str, Any]]:
@@ -23,13 +27,9 @@ def load_papers(path: str | os.PathLike = PAPERS_FILE) -> dict[str, dict[str, An
     return {e["slug"]: e for e in entries}
 
 
-def reported(slug: str, key: str, path: str | os.PathLike = PAPERS_FILE) -> dict[str, Any]:
-    """Return the reported number ``key`` of paper ``slug`` as ``{value, unit, source, ...}``."""
-    papers = load_papers(path)
-    try:
-        return papers[slug]["reported"][key]
-    except KeyError as err:
-        raise KeyError(f"{path}: paper {slug!r} has no reported number {key!r}") from err
+def reported_path(slug: str) -> Path:
+    """The reported-numbers file of paper ``slug``."""
+    return REPO_ROOT / "resources" / slug / "reported.yaml"
 
 
 def package_name(slug: str) -> str:
@@ -37,11 +37,24 @@ def package_name(slug: str) -> str:
     return slug.replace("-", "_")
 
 
-def load_reported(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
-    """A paper's ``resources/<slug>/reported.yaml``: ``{key: {value, source, ...}}``.
+def _schema_errors(content: Any) -> list[str]:
+    from jsonschema import Draft202012Validator
 
-    The file holds ``reported:`` (key -> entry with ``value``) and optionally a top-level ``source``
-    that entries without their own inherit. Every entry must end up with a value and a source.
+    validator = Draft202012Validator(yaml.safe_load(REPORTED_SCHEMA.read_text()))
+    errors = sorted(validator.iter_errors(content), key=lambda e: [str(p) for p in e.absolute_path])
+    out = []
+    for error in errors:
+        path = [str(p) for p in error.absolute_path]
+        where = f"entry {path[1]!r}" if len(path) >= 2 and path[0] == "reported" else ".".join(path) or "top level"
+        out.append(f"{where}{': ' + '.'.join(path[2:]) if len(path) > 2 else ''}: {error.message}")
+    return out
+
+
+def load_reported(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
+    """A paper's ``resources/<slug>/reported.yaml`` as ``{key: {value, where, evidence, source, ...}}``.
+
+    The file is checked against the one schema of reported numbers; an entry without its own
+    ``source`` gets the file's. Errors raise :class:`repro.io.InputError` naming the file and the entry.
     """
     from repro.io import InputError
 
@@ -51,15 +64,12 @@ def load_reported(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
         raise InputError(path, f"cannot read reported numbers ({err})") from err
     if not isinstance(content, dict) or not isinstance(content.get("reported"), dict):
         raise InputError(path, "needs a 'reported' mapping")
-    entries = {}
-    for key, entry in content["reported"].items():
-        if not isinstance(entry, dict) or "value" not in entry:
-            raise InputError(path, f"entry {key!r} needs a 'value'")
-        source = entry.get("source", content.get("source"))
-        if source is None:
-            raise InputError(path, f"entry {key!r} has no 'source' and the file gives none")
-        entries[key] = {**entry, "source": source}
-    return entries
+    errors = _schema_errors(content)
+    if errors:
+        raise InputError(path, "not a valid reported-numbers file: " + "; ".join(errors))
+    return {
+        key: {**entry, "source": entry.get("source", content["source"])} for key, entry in content["reported"].items()
+    }
 
 
 def paper_value(reported: dict[str, dict[str, Any]], key: str) -> tuple[Any, str]:
@@ -75,7 +85,7 @@ def attach_paper_values(claims: list, path: str | os.PathLike) -> list:
     Claims without an entry keep no paper value and cite the file's top-level source.
     """
     reported = load_reported(path)
-    default_source = yaml.safe_load(Path(path).read_text()).get("source")
+    default_source = yaml.safe_load(Path(path).read_text())["source"]
     for claim in claims:
         entry = reported.get(claim.id)
         claim.paper_value = entry["value"] if entry else None

@@ -6,7 +6,16 @@ the start of a line as rule directives.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+# What a stage gets when its paper's config names no resources for it (smoke scale: tiny jobs).
+DEFAULT_RESOURCES = {"threads": 1, "mem_mb": 2000, "runtime": 30, "gpu": 0}
+# Keys of a paper section that configure the workflow, not a stage's computation.
+WORKFLOW_KEYS = ("enabled", "resources", "data")
+# Conda envs whose code can run on a GPU; a stage in any other env never asks for one.
+GPU_ENVS = ("torch",)
 
 
 @dataclass
@@ -25,3 +34,45 @@ class Stage:
     reported: bool = False
     localrule: bool = False
     constraints: dict = field(default_factory=dict)
+
+
+def stage_resources(section: Mapping[str, Any], key: str) -> tuple[int, dict[str, Any]]:
+    """(threads, resources) of one stage from ``section['resources'][key]`` over the defaults.
+
+    Memory and runtime grow with the attempt (a retried cluster job gets more); ``gpu`` is set
+    only when the config asks for one, so CPU stages never land on a GPU partition.
+    """
+    res = DEFAULT_RESOURCES | dict(section.get("resources", {}).get(key, {}))
+    resources: dict[str, Any] = {
+        "mem_mb": _per_attempt(res["mem_mb"]),
+        "runtime": _per_attempt(res["runtime"]),
+    }
+    if res["gpu"]:
+        resources["gpu"] = res["gpu"]
+    return res["threads"], resources
+
+
+def _per_attempt(base: int) -> Callable[..., int]:
+    def scaled(wildcards, attempt: int) -> int:
+        return base * attempt
+
+    return scaled
+
+
+def check_gpu_env(rule: str, env: str, resources: Mapping[str, Any]) -> None:
+    """Refuse a GPU for a stage whose env cannot use one (a numpy stage would hold a GPU node idle)."""
+    if resources.get("gpu") and env not in GPU_ENVS:
+        raise ValueError(
+            f"rule {rule}: config asks for gpu={resources['gpu']} but its env {env!r} runs no GPU code; "
+            f"drop `gpu` from its resources block or declare the stage with env='torch'"
+        )
+
+
+def select_settings(section: Mapping[str, Any], keys: list[str] | None) -> dict[str, Any]:
+    """The config keys a stage reads (all computational keys when it names none)."""
+    if keys is None:
+        return {k: v for k, v in section.items() if k not in WORKFLOW_KEYS}
+    missing = [k for k in keys if k not in section]
+    if missing:
+        raise ValueError(f"stage reads config keys {missing} its paper section lacks")
+    return {k: section[k] for k in keys}

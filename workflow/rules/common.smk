@@ -15,15 +15,18 @@ import re
 from pathlib import Path
 
 from repro.code_closure import import_closure
-from repro.stages import Stage
+from repro.stages import (
+    DEFAULT_RESOURCES,
+    WORKFLOW_KEYS,
+    Stage,
+    check_gpu_env,
+    select_settings as _select,
+    stage_resources,
+)
 
 REPO = Path(workflow.basedir)
 ENTRY = "../scripts/entry.py"
 BENCHMARKS = "results/benchmarks"
-# What a stage gets when its paper's config names no resources for it (smoke scale: tiny jobs).
-DEFAULT_RESOURCES = {"threads": 1, "mem_mb": 2000, "runtime": 30, "gpu": 0}
-# Keys of a paper section that configure the workflow, not a stage's computation.
-WORKFLOW_KEYS = ("enabled", "resources", "data")
 
 
 def repo_file(rel):
@@ -63,32 +66,6 @@ def reported_file(slug):
 
 def env_file(env):
     return f"../../envs/{env}.yaml"
-
-
-def stage_resources(section, key):
-    """(threads, resources) of one stage from ``section['resources'][key]`` over the defaults.
-
-    Memory and runtime grow with the attempt (a retried cluster job gets more); ``gpu`` is set
-    only when the config asks for one, so CPU stages never land on a GPU partition.
-    """
-    res = DEFAULT_RESOURCES | section.get("resources", {}).get(key, {})
-    resources = {
-        "mem_mb": lambda wildcards, attempt, mem=res["mem_mb"]: mem * attempt,
-        "runtime": lambda wildcards, attempt, minutes=res["runtime"]: minutes * attempt,
-    }
-    if res["gpu"]:
-        resources["gpu"] = res["gpu"]
-    return res["threads"], resources
-
-
-def _select(section, keys):
-    """The config keys a stage reads (all computational keys when it names none)."""
-    if keys is None:
-        return {k: v for k, v in section.items() if k not in WORKFLOW_KEYS}
-    missing = [k for k in keys if k not in section]
-    if missing:
-        raise ValueError(f"stage reads config keys {missing} its paper section lacks")
-    return {k: section[k] for k in keys}
 
 
 def _wildcards(paths):
@@ -162,6 +139,7 @@ def stage_rule(slug, st):
         inputs["reported"] = reported_file(slug)
     suffix = "".join(f"_{{{w}}}" for w in _wildcards(outputs.values()))
     threads, resources = stage_resources(section, st.resources or st.name)
+    check_gpu_env(f"{rule_name(slug)}_{st.name}", st.env, resources)
     params = {
         "entry": entry,
         "settings": _select(section, st.settings),
@@ -197,6 +175,19 @@ def paper_targets(slug):
         )
         files += [str(p) for p in outputs if not _wildcards([p])]
     return files
+
+
+def paper_seed(slug):
+    """The run's seed where one of the paper's stages uses it (None otherwise), for its provenance.
+
+    A paper none of whose stages declares ``seed=True`` gives the same results for every seed, so its
+    provenance neither records the seed nor reruns when it changes. Papers not yet declared through
+    ``declare_paper`` read the seed in their own rules.
+    """
+    stages = PAPER_STAGES.get(slug)
+    if stages is None or any(st.seed for st in stages):
+        return config["seed"]
+    return None
 
 
 def data_manifests(slug):

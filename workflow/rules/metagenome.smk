@@ -8,6 +8,7 @@ METAGENOME_OUT = {
     "constraints": "data/metagenome/constraints.yaml",
     "manifest": "data/metagenome/manifest.json",
 }
+METAGENOME_THREADS, METAGENOME_RESOURCES = stage_resources(METAGENOME, "data")
 
 
 rule metagenome_data:
@@ -18,16 +19,21 @@ rule metagenome_data:
             for key in ("traits", "observations", "splits")
             if METAGENOME["source"] == "local" and METAGENOME["local"].get(key)
         ],
-        code=code_files("data/metagenome.py", "papers/hysomi/soil_model.py"),
+        code=code_closure("repro.data.metagenome"),
     output:
         **METAGENOME_OUT | {"observations": directory(METAGENOME_OUT["observations"])},
     log:
         "logs/data/metagenome.log",
+    benchmark:
+        f"{BENCHMARKS}/data/metagenome.tsv"
     conda:
         "../../envs/torch.yaml"
+    threads: METAGENOME_THREADS
+    resources:
+        **METAGENOME_RESOURCES,
     params:
         entry="repro.data.metagenome",
-        section=METAGENOME,
+        section={k: v for k, v in METAGENOME.items() if k != "resources"},
         seed=config["seed"],
     script:
         ENTRY

@@ -21,12 +21,14 @@ rule provenance:
         ),
     log:
         "logs/{paper}/provenance.log",
+    # Tiny jobs (read a few JSON files): a cluster submission would cost more than the work.
+    localrule: True
     conda:
         "../../envs/core.yaml"
     params:
         entry="repro.provenance",
         section=lambda wc: paper_config(wc.paper),
-        seed=config["seed"],
+        seed=lambda wc: paper_seed(wc.paper),
         scale=config["scale"],
     script:
         ENTRY
@@ -62,6 +64,7 @@ rule scoreboard:
         rst="results/scoreboard.rst",
     log:
         "logs/scoreboard.log",
+    localrule: True
     conda:
         "../../envs/core.yaml"
     params:

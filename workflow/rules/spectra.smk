@@ -7,23 +7,26 @@ SPECTRA_OUT = {
     "rejections": "data/spectra/rejections.json",
     "manifest": "data/spectra/manifest.json",
 }
+SPECTRA_THREADS, SPECTRA_RESOURCES = stage_resources(SPECTRA, "data")
 
 
 rule spectra_raw:
     input:
         molecules=repo_file("resources/spectra/molecules.smi"),
-        code=code_files("data/spectra"),
+        code=code_closure("repro.data.spectra.raw"),
     output:
         raw="data/spectra/raw.json",
     log:
         "logs/data/spectra_raw.log",
+    benchmark:
+        f"{BENCHMARKS}/data/spectra_raw.tsv"
     # Downloads (source: remote) need the internet, so this rule always runs on the submit host.
     localrule: True
     conda:
         "../../envs/chem.yaml"
     params:
         entry="repro.data.spectra.raw",
-        section=SPECTRA,
+        section={k: v for k, v in SPECTRA.items() if k != "resources"},
         raw_dir=lambda wildcards, output: os.path.dirname(output.raw),
     script:
         ENTRY
@@ -32,29 +35,18 @@ rule spectra_raw:
 rule spectra_data:
     input:
         raw="data/spectra/raw.json",
-        code=code_files(
-            *[
-                f"data/spectra/{m}.py"
-                for m in (
-                    "__init__",
-                    "process",
-                    "literature",
-                    "molecules",
-                    "sdf",
-                    "solvents",
-                )
-            ]
-        ),
+        code=code_closure("repro.data.spectra.process"),
     output:
         **SPECTRA_OUT,
     log:
         "logs/data/spectra.log",
+    benchmark:
+        f"{BENCHMARKS}/data/spectra.tsv"
     conda:
         "../../envs/chem.yaml"
-    threads: 1
+    threads: SPECTRA_THREADS
     resources:
-        mem_mb=4000,
-        runtime=120,
+        **SPECTRA_RESOURCES,
     params:
         entry="repro.data.spectra.process",
         settings=SPECTRA["processing"],

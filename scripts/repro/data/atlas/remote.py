@@ -2,9 +2,9 @@
 
 Archive URL: ``{base_url}/{name}/{name}_{archive}.zip`` (archive ``protein``: 10,000 frames
 per replicate at 10 ps; ``analysis``: 1,000 frames at 100 ps). Downloads go to a cache
-folder outside the rule's outputs as ``.part`` files and resume with an HTTP Range
-request; a finished archive is renamed into place, hashed (sha256) and checked against a
-configured checksum and as a zip. From each archive only the topology and the replicate
+folder outside the rule's outputs, through the shared downloader (repro.download: resumed with an
+HTTP Range request, hashed and checked against a configured checksum before it is renamed into
+place), and checked as a zip. From each archive only the topology and the replicate
 trajectories are extracted, in either naming (``{name}_prod_R{i}_fit.xtc`` or
 ``{name}_R{i}.xtc``). A bad chain (HTTP error, corrupt archive, missing replicate) raises
 an :class:`InputError` naming the chain and the file, and never leaves a partial folder.
@@ -14,21 +14,16 @@ Without network (``source: local``) the same entries are written for a layout on
 
 from __future__ import annotations
 
-import http.client
 import logging
-import os
 import shutil
-import time
-import urllib.error
-import urllib.request
 import zipfile
 import zlib
 from pathlib import Path
 
 from repro.data.atlas.layout import REPLICATE_FILE
 from repro.data.atlas.splits import read_split
+from repro.download import download as fetch
 from repro.io import InputError, atomic_path, write_json
-from repro.io import sha256 as sha256_of
 
 log = logging.getLogger(__name__)
 ARCHIVES = {"protein": {"frames": 10000, "dt_ps": 10.0}, "analysis": {"frames": 1000, "dt_ps": 100.0}}
@@ -40,57 +35,18 @@ def archive_url(base_url: str, name: str, archive: str) -> str:
     return f"{base_url.rstrip('/')}/{name}/{name}_{archive}.zip"
 
 
-def _fetch_once(url: str, part: Path, timeout: float) -> None:
-    """Append the rest of ``url`` to ``part`` (Range from its size); restart if the server ignores Range."""
-    offset = part.stat().st_size if part.exists() else 0
-    request = urllib.request.Request(url, headers={"Range": f"bytes={offset}-"} if offset else {})
-    try:
-        response = urllib.request.urlopen(request, timeout=timeout)
-    except urllib.error.HTTPError as err:
-        if err.code == 416 and offset:
-            return
-        raise
-    with response:
-        resumed = offset > 0 and response.status == 206
-        length = response.headers.get("Content-Length")
-        expected = (int(length) + (offset if resumed else 0)) if length is not None else None
-        with open(part, "ab" if resumed else "wb") as handle:
-            shutil.copyfileobj(response, handle, BLOCK)
-    if expected is not None and part.stat().st_size != expected:
-        raise http.client.IncompleteRead(b"", expected - part.stat().st_size)
-
-
 def download(
     url: str, dest: Path, name: str, timeout: float = 60.0, retries: int = 3, sha256: str | None = None
 ) -> dict:
-    """Download ``url`` to ``dest`` (resuming ``dest.part``); return bytes and sha256.
+    """Download ``url`` to ``dest`` through repro.download (resumable, sha256 checked before the move).
 
-    Network errors and short reads are retried with back-off; a 4xx answer is not.
+    Network errors and short reads are retried with back-off; a 4xx answer is not. Errors name the protein.
     """
-    dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    part = dest.with_name(dest.name + ".part")
-    for attempt in range(retries + 1):
-        if dest.exists():
-            break
-        try:
-            _fetch_once(url, part, timeout)
-            os.replace(part, dest)
-        except urllib.error.HTTPError as err:
-            if 400 <= err.code < 500:
-                raise InputError(url, f"protein {name}: HTTP {err.code} {err.reason}") from err
-            log.warning("%s: HTTP %s (attempt %d)", url, err.code, attempt + 1)
-        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError, OSError) as err:
-            log.warning("%s: %s (attempt %d)", url, err, attempt + 1)
-        if not dest.exists() and attempt < retries:
-            time.sleep(min(2**attempt, 30) * 0.1)
-    if not dest.exists():
-        raise InputError(url, f"protein {name}: download failed after {retries + 1} attempts")
-    digest = sha256_of(dest)
-    if sha256 is not None and digest != sha256:
-        dest.unlink()
-        raise InputError(url, f"protein {name}: sha256 {digest} does not match the expected {sha256}")
-    return {"url": url, "bytes": dest.stat().st_size, "sha256": digest}
+    try:
+        record = fetch(url, dest, sha256_expected=sha256, timeout=timeout, retries=retries, backoff=0.1)
+    except InputError as err:
+        raise InputError(url, f"protein {name}: {err.problem}") from err
+    return {"url": url, "bytes": record["bytes"], "sha256": record["sha256"]}
 
 
 def extract_chain(archive: Path, name: str, replicates: list[int], out_root: Path) -> list[str]:

@@ -37,6 +37,7 @@ from repro.data.spectra.sdf import SPECTRUM_KEYS, carbon_assignments, parse_spec
 from repro.data.spectra.solvents import solvent_group
 from repro.entry import Job
 from repro.io import InputError, atomic_path, read_json, sha256, write_json
+from repro.manifest import file_record, relative_path, write_manifest
 
 log = logging.getLogger(__name__)
 LITERATURE_COLUMNS = ["smiles", "nmr_type", "nmr_shift", "nmr_solvent", "filename"]
@@ -289,18 +290,24 @@ def main(job: Job) -> None:
         report["synthetic_check"] = synthetic_check(raw["truth"], outcomes)
     write_json(job.output.rejections, report)
     log.info("records: %s; rejected: %s", counts, report["rejected_total"])
-    write_json(
+    root = Path(job.output.manifest).parent
+    write_manifest(
         job.output.manifest,
-        {
-            "source": raw["source"],
-            "synthetic": bool(raw.get("synthetic")),
-            "raw_files": raw["files"],
-            "records": counts,
-            "rdkit": rdBase.rdkitVersion,
-            "settings": settings,
-            "outputs": {
-                name: {"path": str(p), "sha256": sha256(p)}
-                for name, p in (("labelled", job.output.labelled), ("unlabelled", job.output.unlabelled))
-            },
-        },
+        source=raw["source"],
+        producer="repro.data.spectra.process",
+        files=[
+            {
+                "path": relative_path(e["path"], root),
+                "bytes": e["bytes"],
+                "sha256": e["sha256"],
+                "url": e.get("url"),
+                "role": e["role"],
+            }
+            for e in raw["files"]
+        ]
+        + [file_record(job.output.labelled, root), file_record(job.output.unlabelled, root)],
+        licence="; ".join(dict.fromkeys(e.get("licence", "unknown") for e in raw["files"])) or "unknown",
+        settings=settings,
+        packages=["rdkit"],
+        details={"synthetic": bool(raw.get("synthetic")), "records": counts, "rdkit": rdBase.rdkitVersion},
     )

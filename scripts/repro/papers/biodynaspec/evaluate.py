@@ -11,7 +11,6 @@ import logging
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from repro.claims import Claim, Test, write_claims
 from repro.data.atlas.splits import read_split
@@ -23,6 +22,7 @@ from repro.papers.biodynaspec.geometry import superpose
 from repro.papers.biodynaspec.registry import MODELS
 from repro.papers.biodynaspec.spectral_checks import check_trajectory
 from repro.papers.biodynaspec.synthetic import synthetic_checks
+from repro.registry import load_reported
 
 log = logging.getLogger(__name__)
 PAPER = "biodynaspec"
@@ -186,7 +186,7 @@ def claims_for(summary: dict, checks: dict, synth: dict, settings: dict, scale: 
 def main(job) -> None:
     settings, scale = job.params.settings, job.params.scale
     processed, meta = Path(job.input.processed), read_meta(job.input.meta)
-    reported = yaml.safe_load(Path(job.input.reported).read_text())["reported"]
+    reported = load_reported(job.input.reported)
     nets = {Path(p).stem: load_model(p, settings) for p in job.input.models}
     items = evaluation_items(meta, Path(job.input.splits), settings["heldout_replicates"])
     per_model: dict[str, dict] = {m: {} for m in settings["models"]}

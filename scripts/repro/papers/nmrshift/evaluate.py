@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from repro.claims import Claim, Test, write_claims
 from repro.io import atomic_path, write_json
 from repro.metrics import mean_sd
 from repro.papers.nmrshift.losses import optimal_matching_cost, sorted_matching_cost
 from repro.papers.nmrshift.metrics import pooled, set_pairs
+from repro.registry import load_reported
 
 PAIR_COSTS = {"l1": np.abs, "l2": np.square, "huber": lambda d: np.where(d <= 1.0, 0.5 * d**2, d - 0.5)}
 
@@ -232,7 +232,7 @@ def smoke_claims(pairs: pd.DataFrame, metrics: dict[str, Any], settings: dict[st
 
 
 def _reported(settings: dict[str, Any]) -> dict[str, Any]:
-    return yaml.safe_load(open(settings["reported_file"]))["reported"]
+    return load_reported(settings["reported_file"])
 
 
 def _reported_value(settings: dict[str, Any], key: str) -> float | None:
