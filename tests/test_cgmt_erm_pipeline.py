@@ -9,6 +9,7 @@ import pytest
 import yaml
 import zarr
 from conftest import REPO
+from snakemake.utils import update_config
 
 from repro.io import InputError
 from repro.papers.cgmt_erm import data, evaluate, train
@@ -22,6 +23,8 @@ def tiny(repo, tmp_path_factory):
     s = copy.deepcopy(yaml.safe_load((repo / "config/config.yaml").read_text())["papers"]["cgmt-erm"])
     s.update(
         p=[20],
+        p_sweep=[12, 20],
+        folds=2,
         ratios=[2],
         reps=6,
         n_test=400,
@@ -51,7 +54,7 @@ def test_stages_end_to_end(tiny):
         train.main(
             SimpleNamespace(
                 input=SimpleNamespace(store=str(out / "designs.zarr")),
-                output=[str(path)],
+                output=SimpleNamespace(fits=str(path)),
                 params=SimpleNamespace(settings=s),
                 wildcards=SimpleNamespace(design=design),
                 threads=1,
@@ -69,7 +72,7 @@ def test_stages_end_to_end(tiny):
     claims = json.loads((out / "c.json").read_text())["claims"]
     assert {c["verdict"] for c in claims} <= {"pass", "fails"}
     assert all(c["ours"] is not None for c in claims)
-    assert all(c["paper_source"] == "https://arxiv.org/abs/2604.03146" and c["paper_value"] is None for c in claims)
+    assert {c["kind"] for c in claims} == {"paper", "check"}
     (out / "again").mkdir()
     assert run_data(s, out / "again")["sha256"] == manifest["sha256"]
 
@@ -93,7 +96,7 @@ def test_failed_stage_leaves_no_output(tiny, tmp_path):
     bad = tmp_path / "fits.zarr"
     job = SimpleNamespace(
         input=SimpleNamespace(store=str(tmp_path / "nowhere.zarr")),
-        output=[str(bad)],
+        output=SimpleNamespace(fits=str(bad)),
         params=SimpleNamespace(settings=s),
         wildcards=SimpleNamespace(design="mixture"),
         threads=1,
@@ -114,7 +117,8 @@ def test_reported_numbers_file_is_validated(tmp_path):
 def test_config_section_validates_and_typos_are_named(repo, config_file):
     from repro.config import ConfigError, validate_config
 
-    section = yaml.safe_load((repo / config_file).read_text())["papers"]["cgmt-erm"]
+    section = copy.deepcopy(yaml.safe_load((repo / "config/config.yaml").read_text())["papers"]["cgmt-erm"])
+    update_config(section, yaml.safe_load((repo / config_file).read_text())["papers"]["cgmt-erm"])
     config = {"scale": "smoke", "seed": 0, "device": "cpu", "papers": {"cgmt-erm": section}, "data": {}}
     schema = repo / "workflow/schemas/config.schema.yaml"
     validate_config(config, schema)
