@@ -66,7 +66,7 @@ def variance_se(samples: np.ndarray) -> float:
     """Standard error of the sample variance, sqrt((m4 - s^4) / n) (large-sample, any law with a 4th moment)."""
     centred = samples - samples.mean()
     var = centred.var(ddof=1)
-    return float(np.sqrt(max(np.mean(centred**4) - var**2, 1e-300) / samples.size))
+    return float(np.sqrt(np.maximum(np.mean(centred**4) - var**2, 1e-300) / samples.size))
 
 
 def variance_zscore(samples: np.ndarray, target: float) -> float:
