@@ -1,8 +1,11 @@
 """cgmt-erm's claims as functions of the evaluate stage's metrics (see repro.claims).
 
-KS distances are measured in units of the DKW tolerance of the test set (the sampling error every law
-shares), so each test reads "ours <= 1" or "ours > 1". The semi-empirical predictions are built from
-replicates held out from the empirical law they are compared with (evaluate.split_replicates).
+The semi-empirical predictions (convolution, Gaussian and Gaussian-mixture equivalents) are built from
+replicates held out from the empirical law they are compared with (evaluate.split_replicates), and their KS
+distances are measured in units of the comparison's sampling error: the DKW bound of the test set plus the
+KS distance between the two halves' own empirical laws (the finite-replicate noise: with a non-centred design
+the replicate-average mean of theta^T x differs between halves by about sqrt(E[x]^T C E[x] (1/R1 + 1/R2))).
+Each test reads "ours <= 1" or "ours > 1".
 """
 
 from __future__ import annotations
@@ -31,16 +34,21 @@ def main_records(m: Metrics, design: str, reg: str = "l2") -> list[dict]:
     return recs
 
 
+def tolerance(r: Mapping[str, Any]) -> float:
+    """Sampling error of a semi-empirical comparison: test-set DKW bound plus the replicate noise."""
+    return float(r["ks_tolerance"] + r["ks_replicates"])
+
+
 def ks_ratio(m: Metrics, design: str, law: str, reduce=np.max) -> Measured:
-    """KS distance of ``law`` (reduced over losses) over the DKW tolerance, with the per-loss values."""
+    """KS distance of ``law`` (reduced over losses) over the comparison's tolerance, with the per-loss values."""
     recs = main_records(m, design)
-    ratios = np.array([r[f"ks_{law}"] / r["ks_tolerance"] for r in recs], dtype=float)
+    ratios = np.array([r[f"ks_{law}"] / tolerance(r) for r in recs], dtype=float)
     return Measured(float(reduce(ratios)), details={r["loss"]: float(x) for r, x in zip(recs, ratios)})
 
 
 def universality_gap(m: Metrics, design: str) -> Measured:
     recs = main_records(m, design)
-    gaps = np.array([abs(r["ks_gaussian"] - r["ks_convolution"]) / r["ks_tolerance"] for r in recs], dtype=float)
+    gaps = np.array([abs(r["ks_gaussian"] - r["ks_convolution"]) / tolerance(r) for r in recs], dtype=float)
     return Measured(float(np.max(gaps)), details={r["loss"]: float(x) for r, x in zip(recs, gaps)})
 
 
@@ -123,7 +131,7 @@ CLAIMS = [
             f"convolution_matches_{design}",
             "paper",
             f"{design}: law of theta_hat^T x = law of mu^T x convolved with N(0, tr(C E[xx^T])), mu and C "
-            "estimated on held-out replicates (max KS over losses / DKW tolerance <= 1)",
+            "estimated on held-out replicates (max KS over losses / (DKW + replicate noise) <= 1)",
             Test("<=", 1.0),
             lambda m, d=design: ks_ratio(m, d, "convolution"),
         )
@@ -132,7 +140,8 @@ CLAIMS = [
     ClaimSpec(
         "gaussian_fails_mixture",
         "paper",
-        "mixture: the single-Gaussian (universality) prediction fails (min KS over losses / DKW tolerance > 1)",
+        "mixture: the single-Gaussian (universality) prediction fails (min KS over losses / (DKW + replicate "
+        "noise) > 1)",
         Test(">", 1.0),
         lambda m: ks_ratio(m, "mixture", "gaussian", np.min),
     ),
@@ -140,7 +149,7 @@ CLAIMS = [
         "gaussian_mixture_equivalent_fits_mixture",
         "paper",
         "mixture: the Gaussian-mixture equivalent (class means kept, held-out moments) fits (max KS over losses "
-        "/ DKW tolerance <= 1)",
+        "/ (DKW + replicate noise) <= 1)",
         Test("<=", 1.0),
         lambda m: ks_ratio(m, "mixture", "gaussian_mixture"),
     ),
@@ -164,8 +173,8 @@ CLAIMS = [
     ClaimSpec(
         "gaussian_fails_localized",
         "paper",
-        "localized non-Gaussian signal: the Gaussian-equivalent prediction fails (min KS over losses / DKW "
-        "tolerance > 1)",
+        "localized non-Gaussian signal: the Gaussian-equivalent prediction fails (min KS over losses / (DKW + "
+        "replicate noise) > 1)",
         Test(">", 1.0),
         lambda m: ks_ratio(m, "localized", "gaussian", np.min),
     ),
@@ -174,7 +183,7 @@ CLAIMS = [
             f"universality_holds_{design}",
             "paper",
             f"{design} (delocalized teacher): Gaussian and convolution predictions agree (max |KS_gauss - KS_conv| "
-            "over losses / DKW tolerance <= 1)",
+            "over losses / (DKW + replicate noise) <= 1)",
             Test("<=", 1.0),
             lambda m, d=design: universality_gap(m, d),
         )
