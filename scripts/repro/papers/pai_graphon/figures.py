@@ -13,17 +13,22 @@ from repro.io import read_json
 
 
 def heatmaps(ds: xr.Dataset, path: str) -> None:
+    """Degree-sorted mask graphons per criterion and width, and in the last column the FSM's predicted limit
+    graphon at the largest width."""
     g = ds["sorted_graphon"].sel(dataset="synthetic")
+    predicted = ds["fsm_graphon"].sel(dataset="synthetic")
     crit, widths = list(g.criterion.values), list(g.width.values)
-    fig, axes = plotting.subplots(len(crit), len(widths), width=1.7, height=1.7, layout="constrained")
-    vmax = float(g.max())
+    fig, axes = plotting.subplots(len(crit), len(widths) + 1, width=1.7, height=1.7, layout="constrained")
+    vmax = float(np.maximum(g.max(), predicted.max()))
     for i, c in enumerate(crit):
-        for j, w in enumerate(widths):
+        panels = [(f"width {w}", g.sel(criterion=c, width=w).values) for w in widths]
+        panels.append((f"FSM, width {widths[-1]}", predicted.sel(criterion=c, width=widths[-1]).values))
+        for j, (title, image) in enumerate(panels):
             ax = axes[i, j]
-            im = ax.imshow(g.sel(criterion=c, width=w).values, vmin=0, vmax=vmax, cmap="viridis", origin="upper")
+            im = ax.imshow(image, vmin=0, vmax=vmax, cmap="viridis", origin="upper")
             ax.set_xticks([]), ax.set_yticks([]), ax.grid(False)
             if i == 0:
-                ax.set_title(f"width {w}")
+                ax.set_title(title)
             if j == 0:
                 ax.set_ylabel(c)
     fig.colorbar(im, ax=axes, shrink=0.6, label="keep probability")
