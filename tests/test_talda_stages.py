@@ -6,6 +6,7 @@ import sys
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import xarray as xr
 
 from repro.papers.talda import data, evaluate, optimize
@@ -72,3 +73,32 @@ def test_rejection_rate_counts_rejected_over_active_iterations():
     )
     rates = evaluate.rejection_rates(ds)["theory"]
     assert rates == {"quadratic": 0.2, "yang": 0.0, "all": 4 / 25}
+
+
+def test_optimize_rerun_after_a_crash_equals_an_uninterrupted_run(tmp_path, monkeypatch):
+    """The runs are deterministic (no random state after the data stage): an optimize job killed in its loop
+    leaves no store, and the rerun writes the same runs bit for bit."""
+    files = Paths({name: str(tmp_path / f"{name}.npz") for name in ("quadratic", "robust_ls", "yang")})
+    files["manifest"] = str(tmp_path / "manifest.json")
+    data.main(SimpleNamespace(params=SimpleNamespace(settings=SETTINGS), output=files))
+
+    def job(name):
+        return SimpleNamespace(params=SimpleNamespace(settings=SETTINGS), input=files, output=Paths(runs=name))
+
+    optimize.main(job(str(tmp_path / "clean.zarr")))
+    original, calls = optimize.run, []
+
+    def crash(*a, **k):
+        calls.append(1)
+        if len(calls) == 7:
+            raise RuntimeError("killed")
+        return original(*a, **k)
+
+    monkeypatch.setattr(optimize, "run", crash)
+    with pytest.raises(RuntimeError, match="killed"):
+        optimize.main(job(str(tmp_path / "resumed.zarr")))
+    assert not (tmp_path / "resumed.zarr").exists()
+    monkeypatch.setattr(optimize, "run", original)
+    optimize.main(job(str(tmp_path / "resumed.zarr")))
+    clean, resumed = xr.open_zarr(tmp_path / "clean.zarr").load(), xr.open_zarr(tmp_path / "resumed.zarr").load()
+    xr.testing.assert_identical(clean, resumed)
