@@ -138,6 +138,15 @@ def test_ridge_moments_against_linear_map():
     np.testing.assert_allclose(cov, sigma**2 * B @ B.T, rtol=1e-10)
 
 
-def test_ks_tolerance_reaches_the_full_scale_value():
-    assert laws.ks_tolerance(10_000, 0.05, 1000, 0.2) == pytest.approx(0.02, abs=5e-4)
-    assert laws.ks_tolerance(10_000, 0.05) < laws.ks_tolerance(10_000, 0.05, 100, 0.2)
+def test_ks_tolerance_is_the_dkw_bound():
+    # DKW: P(sup |F_n - F| > eps) <= 2 exp(-2 n eps^2) = delta
+    eps = laws.ks_tolerance(10_000, 0.05)
+    assert 2 * np.exp(-2 * 10_000 * eps**2) == pytest.approx(0.05)
+
+
+def test_held_out_moments_keep_the_total_variance():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2000, 5))
+    thetas = rng.standard_normal((10, 5)) * 0.3 + 1.0
+    mom = laws.Moments.from_fits(thetas, X)
+    assert mom.held_out().fluct_var == pytest.approx(mom.fluct_var * 0.9)

@@ -133,3 +133,40 @@ def test_training_never_revives_pruned_weights():
     for w0, w1, m in zip(weights, trained, masks):
         assert torch.equal(w0[~m], w1[~m])
         assert not torch.equal(w0[m], w1[m])
+
+
+def test_fsm_predicts_a_planted_rank_one_graphon():
+    """Scores drawn from the FSM itself (latents a_i, b_j times i.i.d. noise): the predicted block graphon
+    matches the planted one, and the degree-sorted mask approaches it as width grows."""
+    from repro.papers.pai_graphon import fsm
+
+    distances = []
+    for width in (128, 512):
+        rng = np.random.default_rng(width)
+        a, b = np.exp(rng.normal(0, 0.5, width)), np.exp(rng.normal(0, 0.5, width))
+        scores = np.outer(a, b) * np.abs(rng.standard_normal((width, width)))
+        k = int(round(0.1 * scores.size))
+        mask = np.zeros(scores.size, bool)
+        mask[np.argsort(-scores.ravel())[:k]] = True
+        mask = mask.reshape(scores.shape)
+        predicted = fsm.predicted_graphon(scores, 0.1, 16)
+        assert predicted.mean() == pytest.approx(0.1, rel=0.02)
+        distances.append(graphon.l2_distance(graphon.degree_sorted_graphon(mask, 16), predicted))
+    assert distances[1] < distances[0] < 0.03
+    flat = fsm.predicted_graphon(np.abs(np.random.default_rng(0).standard_normal((256, 256))), 0.1, 16)
+    assert np.max(np.abs(flat - 0.1)) < 0.02
+
+
+def test_fsm_misses_scores_that_do_not_factorise():
+    """Scores large only on one corner block (not a product of a row and a column scale): the FSM spreads the
+    large latents over the whole rows and columns and its prediction misses the mask's graphon."""
+    from repro.papers.pai_graphon import fsm
+
+    rng = np.random.default_rng(1)
+    width = 256
+    corner = np.zeros((width, width))
+    corner[: width // 4, : width // 4] = 1.0
+    scores = (1 + 10 * corner) * np.abs(rng.standard_normal((width, width)))
+    mask = scores >= np.quantile(scores, 0.9)
+    distance = graphon.l2_distance(graphon.degree_sorted_graphon(mask, 16), fsm.predicted_graphon(scores, 0.1, 16))
+    assert distance > 0.05

@@ -24,7 +24,7 @@ def tiny(repo, tmp_path_factory):
         seeds=[0, 1],
         batch_size=64,
         blocks=8,
-        ntk={"width": 16, "points": 32, "densities": [0.1], "steps": 5, "train_batch": 16, "lr": 0.01},
+        ntk={"width": 16, "points": 32, "densities": [0.1], "steps": 5, "train_batch": 16, "lr": 0.01, "seeds": [0, 1]},
     )
     out = tmp_path_factory.mktemp("pai")
     data.main(
@@ -56,17 +56,11 @@ def test_stages_end_to_end(tiny):
         masks.main(
             SimpleNamespace(
                 input=SimpleNamespace(data=str(out / f"{name}.zarr")),
-                output=[str(out / f"masks_{name}.zarr")],
+                output=SimpleNamespace(masks=str(out / f"masks_{name}.zarr")),
                 params=SimpleNamespace(settings=s, device="cpu"),
             )
         )
-    train.main(
-        SimpleNamespace(
-            input=SimpleNamespace(data=str(out / "synthetic.zarr")),
-            output=[str(out / "train.json")],
-            params=SimpleNamespace(settings=s, device="cpu"),
-        )
-    )
+    train.main(train_job(s, out, out / "train.json"))
     job = SimpleNamespace(
         input=SimpleNamespace(
             masks_synthetic=str(out / "masks_synthetic.zarr"),
@@ -84,7 +78,37 @@ def test_stages_end_to_end(tiny):
     assert claims["zero_pixels_pruned_snip_digits"]["verdict"] == "pass"
     assert {c["verdict"] for c in claims.values()} <= {"pass", "fails"}
     g = zarr.open_group(str(out / "g.zarr"), mode="r")
-    assert g["sorted_graphon"].shape == (2, 4, 3, 8, 8)
+    assert g["sorted_graphon"].shape == (2, 4, 3, 8, 8) and g["fsm_graphon"].shape == (2, 4, 3, 8, 8)
+    assert {c["kind"] for c in claims.values()} == {"paper", "check"}
+
+
+def train_job(s, out, path):
+    return SimpleNamespace(
+        input=SimpleNamespace(data=str(out / "synthetic.zarr")),
+        output=SimpleNamespace(train=str(path)),
+        params=SimpleNamespace(settings=s, device="cpu"),
+    )
+
+
+def test_training_rerun_after_a_crash_equals_an_uninterrupted_run(tiny, monkeypatch):
+    """Raise inside the training loop (third run, step 3), rerun: train.json equals an uninterrupted run's."""
+    s, out = tiny
+    train.main(train_job(s, out, out / "clean.json"))
+    original, calls = train.model.loss_fn, []
+
+    def crash(*a, **k):
+        calls.append(1)
+        if len(calls) == 2 * s["ntk"]["steps"] + 3:
+            raise RuntimeError("killed")
+        return original(*a, **k)
+
+    monkeypatch.setattr(train.model, "loss_fn", crash)
+    with pytest.raises(RuntimeError, match="killed"):
+        train.main(train_job(s, out, out / "resumed.json"))
+    monkeypatch.setattr(train.model, "loss_fn", original)
+    assert not (out / "resumed.json").exists()
+    train.main(train_job(s, out, out / "resumed.json"))
+    assert (out / "resumed.json").read_bytes() == (out / "clean.json").read_bytes()
 
 
 def test_dataset_missing_variable(tmp_path):

@@ -61,3 +61,30 @@ def test_missing_or_nan_inputs_still_give_a_failing_claim():
     del broken["speed_at_weak_coupling"]
     assert verdict(CLAIMS, "talda_linear_convergence", broken) == "fails"
     assert verdict(CLAIMS, "talda_fastest_weak_coupling_tuned", broken) == "fails"
+
+
+def test_missing_fit_stays_nan_while_divergence_counts_as_zero():
+    import math
+
+    from repro.papers.talda import evaluate
+
+    assert math.isnan(evaluate.speed(float("nan")))
+    assert evaluate.speed(float("inf")) == 0.0 and evaluate.speed(-0.5) == 0.5
+    assert math.isnan(evaluate.ratio(1.0, 0.0)) and math.isnan(evaluate.ratio(float("nan"), 1.0))
+    speeds = metrics()["speed_at_weak_coupling"]
+    speeds["tuned"]["gda"] = float("nan")
+    assert verdict(CLAIMS, "talda_fastest_weak_coupling_tuned", metrics(speed_at_weak_coupling=speeds)) == "fails"
+
+
+def test_tuned_grid_is_the_same_absolute_grid_for_every_method():
+    import numpy as np
+
+    from repro.papers.talda.methods import METHODS, theory_steps
+    from repro.papers.talda.optimize import grid_steps
+
+    k = {n: np.array([v]) for n, v in dict(l=4.0, l_xx=1.0, l_yy=2.0, l_xy=3.0, mu_x=0.2, mu_y=0.3).items()}
+    for method in METHODS:
+        ex, ey = grid_steps(method, k, 0.5)
+        tx, ty = theory_steps(method, k)
+        assert np.maximum(ex, ey) == pytest.approx(0.5 / 4.0)
+        assert ex / ey == pytest.approx(tx / ty)

@@ -101,8 +101,11 @@ def test_talda_lyapunov_never_increases(games, multiplier):
         "talda", games, rng.normal(size=(4, 6)), rng.normal(size=(4, 6)), multiplier * eta_x, multiplier * eta_y, 200
     )
     assert np.all(np.diff(trace.lyapunov, axis=1) <= 0)
+    assert np.all(trace.corrections <= trace.extras["active"]) and np.all(trace.extras["active"] <= 200)
     if multiplier > 1:
         assert trace.corrections.sum() > 0
+    else:  # at the theory step not every iteration needs the safeguard
+        assert trace.corrections.sum() < trace.extras["active"].sum()
 
 
 def test_lyapunov_vanishes_only_at_the_saddle(games):

@@ -17,7 +17,7 @@ declare_paper(
         input=TALDA_DATA,
         output={"runs": directory("results/talda/runs.zarr")},
         resources="train",
-        settings=["dims", "iterations", "fit", "tuned_multipliers"],
+        settings=["dims", "iterations", "fit", "tuned_scales"],
     ),
     stage(
         "evaluate",

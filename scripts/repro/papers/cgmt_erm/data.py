@@ -11,7 +11,6 @@ Layout of ``data/cgmt-erm/designs.zarr`` (canonical; the later stages read only 
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import math
 
@@ -19,7 +18,7 @@ import numpy as np
 import zarr
 
 from repro.io import atomic_path, write_json
-from repro.papers.cgmt_erm import designs
+from repro.papers.cgmt_erm import designs, store
 
 FIXED_FIELDS = ("mean", "teacher", "spike", "weights")
 
@@ -73,7 +72,7 @@ def main(job) -> None:
     with atomic_path(job.output.store) as tmp:
         root = zarr.open_group(tmp, mode="w")
         for design in settings["designs"]:
-            for p in settings["p"]:
+            for p in store.dims(settings, design):
                 key = f"{design}/p{p}"
                 checksums[key] = write_design(root.require_group(key), design, p, settings, seed)
         check = settings["ridge_check"]
@@ -89,7 +88,6 @@ def main(job) -> None:
         {
             "source": "cgmt-erm simulator (repro.papers.cgmt_erm.designs)",
             "producer": "embedded",
-            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "seed": seed,
             "settings": settings,
             "sha256": checksums,

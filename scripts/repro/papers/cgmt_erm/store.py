@@ -31,3 +31,22 @@ def train_arrays(group: zarr.Group, path: str | os.PathLike) -> tuple[zarr.Array
     if X.shape[:2] != Y.shape:
         raise InputError(path, f"group {group.path!r}: X_train {X.shape} and y_train {Y.shape} disagree")
     return X, Y
+
+
+def dims(settings: dict, design: str) -> list[int]:
+    """Dimensions drawn for ``design``: ``p`` for every design, plus the ``p_sweep`` of the fixed-point rate
+    check for 'mixture' (only there is an asymptotic prediction to converge to)."""
+    extra = settings["p_sweep"] if design == "mixture" else []
+    return sorted(set(settings["p"]) | set(extra))
+
+
+def families(settings: dict, design: str, p: int) -> list[tuple[str, str, float]]:
+    """(loss, regulariser, ratio) of every family of fits of ``design`` at ``p``: all losses and ratios with
+    ridge at the main dimensions (plus pseudo-Huber and its surrogate for the ``huber`` designs), only the
+    main ratio with ridge at a dimension that exists for the p sweep alone."""
+    if p not in settings["p"]:
+        return [(loss, "l2", settings["main_ratio"]) for loss in settings["losses"]]
+    out = [(loss, "l2", ratio) for loss in settings["losses"] for ratio in settings["ratios"]]
+    if design in settings["huber"]["designs"]:
+        out += [(settings["huber"]["loss"], reg, settings["main_ratio"]) for reg in ("pseudo_huber", "surrogate")]
+    return out

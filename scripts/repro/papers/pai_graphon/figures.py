@@ -13,17 +13,22 @@ from repro.io import read_json
 
 
 def heatmaps(ds: xr.Dataset, path: str) -> None:
+    """Degree-sorted mask graphons per criterion and width, and in the last column the FSM's predicted limit
+    graphon at the largest width."""
     g = ds["sorted_graphon"].sel(dataset="synthetic")
+    predicted = ds["fsm_graphon"].sel(dataset="synthetic")
     crit, widths = list(g.criterion.values), list(g.width.values)
-    fig, axes = plotting.subplots(len(crit), len(widths), width=1.7, height=1.7, layout="constrained")
-    vmax = float(g.max())
+    fig, axes = plotting.subplots(len(crit), len(widths) + 1, width=1.7, height=1.7, layout="constrained")
+    vmax = float(np.maximum(g.max(), predicted.max()))
     for i, c in enumerate(crit):
-        for j, w in enumerate(widths):
+        panels = [(f"width {w}", g.sel(criterion=c, width=w).values) for w in widths]
+        panels.append((f"FSM, width {widths[-1]}", predicted.sel(criterion=c, width=widths[-1]).values))
+        for j, (title, image) in enumerate(panels):
             ax = axes[i, j]
-            im = ax.imshow(g.sel(criterion=c, width=w).values, vmin=0, vmax=vmax, cmap="viridis", origin="upper")
+            im = ax.imshow(image, vmin=0, vmax=vmax, cmap="viridis", origin="upper")
             ax.set_xticks([]), ax.set_yticks([]), ax.grid(False)
             if i == 0:
-                ax.set_title(f"width {w}")
+                ax.set_title(title)
             if j == 0:
                 ax.set_ylabel(c)
     fig.colorbar(im, ax=axes, shrink=0.6, label="keep probability")
@@ -31,24 +36,22 @@ def heatmaps(ds: xr.Dataset, path: str) -> None:
 
 
 def distances(metrics: dict, s: dict, path: str) -> None:
+    """L2 distance of the degree-sorted mask graphon to the FSM prediction (solid) and to the constant graphon p
+    (dotted), mean over seeds, against width."""
     fig, axes = plotting.subplots(1, 2, width=3.6, height=2.7, layout="constrained")
     for ax, name in zip(axes[0], ("synthetic", "digits")):
-        for c in s["criteria"]:
-            conv = metrics[name][c]["convergence"]
-            ax.loglog(conv["widths"], conv["graphon_distance"], "o-", label=f"{c} (slope {conv['slope']:.2f})")
-        ref = np.array(conv["widths"], float)
-        ax.loglog(
-            ref,
-            0.5 * metrics[name]["random"]["convergence"]["graphon_distance"][0] * (ref / ref[0]) ** -0.5,
-            "k:",
-            lw=1,
-            label=r"$n^{-1/2}$",
-        )
-        ax.set_xticks(conv["widths"], [str(w) for w in conv["widths"]])
+        for k, c in enumerate(s["criteria"]):
+            fsm = metrics[name][c]["fsm"]
+            color = plotting.PALETTE[k]
+            ax.loglog(fsm["widths"], np.mean(fsm["distance"], axis=1), "o-", color=color, ms=3, label=f"{c}: FSM")
+            ax.loglog(fsm["widths"], np.mean(fsm["constant_distance"], axis=1), ":", color=color, lw=1)
+        ref = np.array(fsm["widths"], float)
+        ax.loglog(ref, np.mean(fsm["distance"][0]) * (ref / ref[0]) ** -0.5, "k--", lw=0.8, label=r"$n^{-1/2}$")
+        ax.set_xticks(fsm["widths"], [str(w) for w in fsm["widths"]])
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_title(name)
         ax.set_xlabel("width n")
-        ax.set_ylabel(r"$\|W_n - W_{2n}\|_2$")
+        ax.set_ylabel(r"$\|W_n - W_{\mathrm{FSM}}\|_2$ (dotted: to p)")
         ax.legend(fontsize=6)
     plotting.save(fig, path)
 

@@ -2,7 +2,9 @@
 
 Output ``results/pai-graphon/masks/<dataset>.zarr``: group <criterion>/w<width>/s<seed> with ``layer0``
 (width x 64), ``layer1`` (width x width), ``layer2`` (out x width) boolean masks and ``scores0`` (the
-first-layer saliency, float32); attribute ``batch_idx`` per seed (the scoring batch, shared by all widths
+first-layer saliency, float32) and ``fsm_graphon`` (blocks x blocks: the limit graphon the Factorised
+Saliency Model predicts for the hidden layer from its scores, repro.papers.pai_graphon.fsm); attribute
+``batch_idx`` per seed (the scoring batch, shared by all widths
 and criteria).
 """
 
@@ -14,7 +16,7 @@ import zarr
 
 from repro.device import pick_device
 from repro.io import atomic_path
-from repro.papers.pai_graphon import criteria, model
+from repro.papers.pai_graphon import criteria, fsm, model
 from repro.papers.pai_graphon.store import mask_key, read_dataset
 
 
@@ -29,7 +31,7 @@ def main(job) -> None:
     data = read_dataset(job.input.data)
     d_out = 1 if data["n_classes"] == 2 else data["n_classes"]
     device = pick_device(job.params.device)
-    with atomic_path(job.output[0]) as tmp:
+    with atomic_path(job.output.masks) as tmp:
         root = zarr.open_group(tmp, mode="w")
         for seed in s["seeds"]:
             idx = scoring_batch(data, s["batch_size"], seed)
@@ -43,6 +45,8 @@ def main(job) -> None:
                     for layer, m in enumerate(masks):
                         group.create_array(f"layer{layer}", data=m.cpu().numpy())
                     group.create_array("scores0", data=scores[0].cpu().numpy().astype(np.float32))
+                    predicted = fsm.predicted_graphon(scores[1].cpu().numpy(), s["density"], s["blocks"])
+                    group.create_array("fsm_graphon", data=predicted)
         root.attrs.update(
             {"density": s["density"], "widths": s["widths"], "seeds": s["seeds"], "criteria": s["criteria"]}
         )

@@ -3,7 +3,9 @@
 On the synthetic task, for each criterion, density and seed: prune a fresh network of width ``ntk.width``
 at initialisation (same scoring batch as the masks stage), measure the kernel-target alignment of its
 empirical NTK on ``ntk.points`` test inputs, then train it (Adam, masked weights stay zero) and record the
-test accuracy. The dense network is the baseline. Output: ``results/pai-graphon/train.json``.
+test accuracy. The dense network is the baseline; ``ntk.seeds`` seeds give the alignment's interval. Batches
+are drawn from (seed, step), so a rerun after an interruption repeats the runs exactly (they are short: no
+checkpoint). Output: ``results/pai-graphon/train.json``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from repro.io import write_json
 from repro.papers.pai_graphon import criteria, model, ntk
 from repro.papers.pai_graphon.masks import scoring_batch
 from repro.papers.pai_graphon.store import read_dataset
+from repro.training import epoch_seed
 
 
 def train_masked(weights, masks, X, y, steps: int, batch: int, lr: float, seed: int) -> list[torch.Tensor]:
@@ -25,8 +28,8 @@ def train_masked(weights, masks, X, y, steps: int, batch: int, lr: float, seed: 
     first = [torch.zeros_like(p) for p in params]
     second = [torch.zeros_like(p) for p in params]
     beta1, beta2, eps = 0.9, 0.999, 1e-8
-    gen = torch.Generator().manual_seed(seed)
     for step in range(1, steps + 1):
+        gen = torch.Generator().manual_seed(epoch_seed(seed, step))  # a function of (seed, step) only
         idx = torch.randint(len(X), (batch,), generator=gen).to(X.device)
         grads = torch.autograd.grad(model.loss_fn(model.forward(params, X[idx], masks), y[idx]), params)
         with torch.no_grad():
@@ -57,7 +60,7 @@ def main(job) -> None:
     x_k, y_k = X_te[: cfg["points"]], 2 * y_te[: cfg["points"]] - 1
     runs = [("dense", 1.0)] + [(c, d) for c in s["criteria"] for d in cfg["densities"]]
     records = []
-    for seed in s["seeds"]:
+    for seed in cfg["seeds"]:
         idx = scoring_batch(data, s["batch_size"], seed)
         xb, yb = X_tr.new_tensor(data["X"][idx]), y_tr.new_tensor(data["y"][idx])
         weights = [w.to(device) for w in model.init_weights(64, cfg["width"], 1, seed)]
@@ -79,4 +82,4 @@ def main(job) -> None:
                     "init_accuracy": accuracy(weights, masks, X_te, y_te),
                 }
             )
-    write_json(job.output[0], {"width": cfg["width"], "records": records})
+    write_json(job.output.train, {"width": cfg["width"], "records": records})

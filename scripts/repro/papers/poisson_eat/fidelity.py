@@ -1,7 +1,8 @@
 """Distributional fidelity of each relaxation (Part A) and the Negative Binomial extension.
 
 For every method, rate and temperature: Monte-Carlo mean and variance (float64) with their z-scores
-against the rate and against the Campbell closed forms, and the Wasserstein-1 distance to Poisson(rate).
+against the rate and against the Campbell closed forms, the standard error of the variance (for its bias
+against the Poisson variance, which equals the rate), and the Wasserstein-1 distance to Poisson(rate).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from repro.papers.poisson_eat.metrics import (
     mean_zscore,
     negative_binomial_law,
     poisson_law,
+    variance_se,
     variance_zscore,
     w1_to_discrete,
 )
@@ -43,6 +45,7 @@ def fidelity_row(method: str, rate: float, tau: float, samples: np.ndarray) -> d
         "n": samples.size,
         "mean": samples.mean(),
         "var": samples.var(ddof=1),
+        "var_se": variance_se(samples),
         "z_mean_vs_rate": mean_zscore(samples, rate),
         "w1": w1_to_discrete(samples, *poisson_law(rate)),
     }

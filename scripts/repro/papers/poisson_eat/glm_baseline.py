@@ -36,5 +36,6 @@ def main(job) -> None:
     weights, _, log_lik = fit_observed_glm(sim["spikes"][:, :n_obs], sim["kernel"])
     corr = float(np.corrcoef(sim["weights"][:n_obs, :n_obs].ravel(), weights.ravel())[0, 1])
     write_json(
-        job.output[0], {"method": "observed_only", "corr_observed": corr, "log_likelihood": log_lik, "weights": weights}
+        job.output.run,
+        {"method": "observed_only", "corr_observed": corr, "log_likelihood": log_lik, "weights": weights},
     )

@@ -62,12 +62,16 @@ def mean_zscore(samples: np.ndarray, target: float) -> float:
     return float((samples.mean() - target) / (samples.std(ddof=1) / np.sqrt(samples.size)))
 
 
-def variance_zscore(samples: np.ndarray, target: float) -> float:
-    """(sample variance - target) in standard errors of the sample variance, sqrt((m4 - s^4) / n)."""
+def variance_se(samples: np.ndarray) -> float:
+    """Standard error of the sample variance, sqrt((m4 - s^4) / n) (large-sample, any law with a 4th moment)."""
     centred = samples - samples.mean()
     var = centred.var(ddof=1)
-    m4 = np.mean(centred**4)
-    return float((var - target) / np.sqrt(max(m4 - var**2, 1e-300) / samples.size))
+    return float(np.sqrt(np.maximum(np.mean(centred**4) - var**2, 1e-300) / samples.size))
+
+
+def variance_zscore(samples: np.ndarray, target: float) -> float:
+    """(sample variance - target) in standard errors of the sample variance."""
+    return float((samples.var(ddof=1) - target) / variance_se(samples))
 
 
 def poisson_kl(posterior_rate, prior_rate, xp=np):

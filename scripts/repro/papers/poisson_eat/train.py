@@ -2,7 +2,9 @@
 
 Each finished (model, tau, seed) run is saved under the rule's checkpoint folder, keyed by a hash of the
 settings, the input data and this package's code, so a killed job resumes after its last finished run and
-a changed config or code never reuses a stale result.
+a changed config or code never reuses a stale result. A P-VAE run also checkpoints every epoch (the shared
+loop's checkpoint, same key), so a kill inside one resumes at its last epoch; a POGLM fit is short and restarts
+from its seed.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ def cached(folder: Path, name: str, compute: Callable[[], dict[str, Any]]) -> di
         return read_json(path)
     result = compute()
     write_json(path, result)
+    (folder / f"{name}.pt").unlink(missing_ok=True)  # the finished run's json replaces its epoch checkpoint
     return read_json(path)
 
 
@@ -45,7 +48,8 @@ def main(job) -> None:
     settings = job.params.settings
     method = job.wildcards.method
     device = pick_device(job.params.device)
-    folder = Path(job.params.checkpoints) / run_key(settings, [job.input.digits, job.input.spikes])
+    key = run_key(settings, [job.input.digits, job.input.spikes])
+    folder = Path(job.params.checkpoints) / method / key
     LOG.info("device %s, checkpoints %s", device, folder)
     train, test = vae.load_digits_npz(job.input.digits)
     vae_runs = []
@@ -54,7 +58,17 @@ def main(job) -> None:
             run = cached(
                 folder,
                 f"vae_tau{tau}_seed{seed}",
-                lambda: vae.train_one(train, test, method, tau, int(seed), settings["vae"], device),
+                lambda: vae.train_one(
+                    train,
+                    test,
+                    method,
+                    tau,
+                    int(seed),
+                    settings["vae"],
+                    device,
+                    checkpoint=folder / f"vae_tau{tau}_seed{seed}.pt",
+                    fingerprint=key,
+                ),
             )
             vae_runs.append(run)
             LOG.info("P-VAE %s tau=%g seed=%d: test ELBO %.3f", method, tau, seed, run["test_elbo"])
@@ -65,4 +79,4 @@ def main(job) -> None:
         run = cached(folder, f"poglm_seed{seed}", lambda: poglm.fit(sim, method, cfg["tau"], int(seed), cfg, device))
         poglm_runs.append(run)
         LOG.info("POGLM %s seed=%d: corr %.3f", method, seed, run["corr_observed"])
-    write_json(job.output[0], {"method": method, "vae": vae_runs, "poglm": poglm_runs})
+    write_json(job.output.run, {"method": method, "vae": vae_runs, "poglm": poglm_runs})

@@ -8,14 +8,17 @@ Poisson draws to the decoder, so every method and temperature is scored on the s
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import torch
 from torch import nn
 
+from repro import training
 from repro.io import InputError
 from repro.papers.poisson_eat.metrics import poisson_kl
 from repro.papers.poisson_eat.relaxations import relaxed_sample
-from repro.training import seed_everything
+from repro.training import epoch_rng, seed_everything
 
 LOG_RATE_RANGE = (-6.0, 3.0)
 
@@ -61,29 +64,52 @@ def exact_test_elbo(model: PoissonVAE, x: torch.Tensor, draws: int) -> float:
 
 
 def train_one(
-    train: torch.Tensor, test: torch.Tensor, method: str, tau: float, seed: int, cfg: dict, device: str = "cpu"
+    train: torch.Tensor,
+    test: torch.Tensor,
+    method: str,
+    tau: float,
+    seed: int,
+    cfg: dict,
+    device: str = "cpu",
+    checkpoint: str | os.PathLike | None = None,
+    fingerprint: str = "",
 ) -> dict:
-    """Train one P-VAE on ``device``; return its per-epoch relaxed training loss and the exact test ELBO."""
+    """Train one P-VAE on ``device`` with the shared loop; return its per-epoch relaxed training ELBO and the
+    exact test ELBO.
+
+    Batch order comes from ``epoch_rng(seed, epoch)`` and the relaxed samples from torch's generator, which the
+    loop seeds from (seed, epoch) at each epoch, so a run resumed from ``checkpoint`` (saved every epoch) ends
+    with the same weights as an uninterrupted one. Every method trains for the same number of epochs; the weights
+    kept are those of the epoch with the lowest relaxed training loss (the shared loop's rule without validation).
+    """
     seed_everything(seed)
     train, test = train.to(device), test.to(device)
     model = PoissonVAE(train.shape[1], cfg["n_latent"], cfg["hidden"]).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
-    curve = []
-    for _ in range(cfg["epochs"]):
-        perm = torch.randperm(len(train), device=device)
-        total = 0.0
-        for idx in perm.split(cfg["batch_size"]):
-            x = train[idx]
-            post, prior = model.rates(x)
-            loss = model.negative_elbo(x, relaxed_sample(post, tau, method), post, prior).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
-        curve.append(-total / len(train))
+
+    def batches(epoch: int):
+        order = torch.from_numpy(epoch_rng(seed, epoch).permutation(len(train))).to(device)
+        return (train[idx] for idx in order.split(cfg["batch_size"]))
+
+    def loss_fn(net: PoissonVAE, x: torch.Tensor) -> torch.Tensor:
+        post, prior = net.rates(x)
+        return net.negative_elbo(x, relaxed_sample(post, tau, method), post, prior).mean()
+
+    result = training.train(
+        model,
+        loss_fn,
+        batches,
+        epochs=cfg["epochs"],
+        optimizer=opt,
+        checkpoint=checkpoint,
+        checkpoint_every=1,
+        fingerprint=fingerprint,
+        desc=f"P-VAE {method} tau={tau:g} seed={seed}",
+        seed=seed,
+    )
     return {
         "tau": tau,
         "seed": seed,
-        "train_elbo_curve": curve,
+        "train_elbo_curve": [-r["loss"] for r in result.history],
         "test_elbo": exact_test_elbo(model, test, cfg["eval_draws"]),
     }

@@ -12,7 +12,7 @@ from repro.papers.talda.methods import METHODS
 from repro.papers.talda.rates import fit_rate
 from repro.registry import load_reported
 
-REQUIRED = ("error", "calls", "lyapunov", "eta_x", "eta_y")
+REQUIRED = ("error", "calls", "lyapunov", "eta_x", "eta_y", "rejected", "active")
 
 
 def open_runs(path: str) -> xr.Dataset:
@@ -64,8 +64,30 @@ def median_slope(rows: list[dict], algorithm: str, steps: str, **match) -> float
 
 
 def speed(slope: float) -> float:
-    """Convergence exponent -slope (larger is faster); non-converging runs count as 0."""
-    return max(-slope, 0.0) if np.isfinite(slope) else 0.0
+    """Convergence exponent -slope (larger is faster). A diverged run (slope +inf) or one whose error grows
+    counts as 0; a missing fit (NaN: no data, too few points) stays NaN, so the claims it feeds fail instead of
+    reading it as a method that does not converge."""
+    if np.isnan(slope):
+        return float("nan")
+    return float(np.maximum(-slope, 0.0))
+
+
+def ratio(a: float, b: float) -> float:
+    """a / b, NaN when b is 0 or either is NaN (no floor that would turn a missing number into a huge one)."""
+    return float(a / b) if b != 0 and np.isfinite(a) and np.isfinite(b) else float("nan")
+
+
+def rejection_rates(ds: xr.Dataset) -> dict:
+    """Share of TALDA's active iterations whose descent-ascent step the Lyapunov safeguard rejected, per step
+    policy and family, and over all instances."""
+    out = {}
+    for steps in ds.steps.values:
+        rejected, active = ds.rejected.sel(steps=steps).values, ds.active.sel(steps=steps).values
+        families = ds.family.values
+        out[str(steps)] = {
+            str(f): float(np.sum(rejected[families == f]) / np.sum(active[families == f])) for f in np.unique(families)
+        } | {"all": float(np.sum(rejected) / np.sum(active))}
+    return out
 
 
 def summarise(ds: xr.Dataset, rows: list[dict]) -> dict:
@@ -97,9 +119,20 @@ def summarise(ds: xr.Dataset, rows: list[dict]) -> dict:
         },
         "talda_max_relative_w_increase": float(np.max(increase)),
         "improvement_weak_over_strong": {
-            a: speed(median_slope(rows, a, "theory", family="quadratic", coupling=weak))
-            / max(speed(median_slope(rows, a, "theory", family="quadratic", coupling=strong)), 1e-300)
+            a: ratio(
+                speed(median_slope(rows, a, "theory", family="quadratic", coupling=weak)),
+                speed(median_slope(rows, a, "theory", family="quadratic", coupling=strong)),
+            )
             for a in ("talda", "agda")
+        },
+        "talda_rejection_rate": rejection_rates(ds),
+        "step_sizes_tuned": {
+            a: {
+                "eta_x_over_theory": float(
+                    np.median(ds.eta_x.sel(algorithm=a, steps="tuned") / ds.eta_x.sel(algorithm=a, steps="theory"))
+                )
+            }
+            for a in METHODS
         },
         "rates": rows,
     }

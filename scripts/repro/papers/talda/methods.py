@@ -107,6 +107,8 @@ def run_talda(problem, x0, y0, eta_x, eta_y, iterations: int) -> Trace:
        backtracked (Armijo) gradient step on W itself from (x, y), grad W = Hessian (2 g_x / mu_x,
        2 g_y / mu_y) computed by one Hessian-vector product; if no step decreases W, stay.
     An instance stops (its iterate is kept, no more oracle calls) once W <= STOP_RELATIVE_W W(x0, y0).
+    ``corrections`` counts, per instance, the iterations whose step 1-2 was rejected; ``extras['active']`` the
+    iterations it was still running.
     """
     k = problem.constants()
     xs, ys = problem.saddle()
@@ -114,7 +116,7 @@ def run_talda(problem, x0, y0, eta_x, eta_y, iterations: int) -> Trace:
     x, y = x0.copy(), y0.copy()
     n = len(x0)
     error, w_trace, calls = (np.empty((n, iterations + 1)) for _ in range(3))
-    corrections = np.zeros(n, dtype=int)
+    corrections, active_steps = np.zeros(n, dtype=int), np.zeros(n, dtype=int)
     gx, gy = problem.grad(x, y)
     w = lyapunov(gx, gy, k)
     error[:, 0], w_trace[:, 0], calls[:, 0] = _distance(x, y, xs, ys), w, 1
@@ -125,6 +127,7 @@ def run_talda(problem, x0, y0, eta_x, eta_y, iterations: int) -> Trace:
         if not active.any():
             error[:, t:], w_trace[:, t:], calls[:, t:] = error[:, t - 1 : t], w_trace[:, t - 1 : t], calls[:, t - 1 : t]
             break
+        active_steps += active
         x1 = x - ex * gx
         y1 = y + ey * problem.grad(x1, y)[1]
         g1x, g1y = problem.grad(x1, y1)
@@ -164,4 +167,4 @@ def run_talda(problem, x0, y0, eta_x, eta_y, iterations: int) -> Trace:
             corrections += reject
         x, y, gx, gy, w = x1, y1, g1x, g1y, w1
         error[:, t], w_trace[:, t], calls[:, t] = _distance(x, y, xs, ys), w, calls[:, t - 1] + used
-    return Trace(error=error, calls=calls, lyapunov=w_trace, corrections=corrections)
+    return Trace(error=error, calls=calls, lyapunov=w_trace, corrections=corrections, extras={"active": active_steps})
