@@ -100,7 +100,7 @@ def test_bad_inputs_name_the_file(tmp_path):
         spikes.load_spikes(str(bad))
     yaml_file = tmp_path / "reported.yaml"
     yaml_file.write_text("reported:\n  x: {value: 1}\n")
-    with pytest.raises(InputError, match="entry 'x' has no 'source'"):
+    with pytest.raises(InputError, match="reported.yaml: .*entry 'x': 'where' is a required property"):
         load_reported(yaml_file)
     run = tmp_path / "run.json"
     run.write_text(json.dumps({"method": "gsm"}))

@@ -31,7 +31,8 @@ def tree(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module", params=list(SCALES))
 def scale(request, tree):
     """(name, jobs of the forced dry-run by rule, the loaded workflow's rules, declared stages) of one scale."""
-    args = ["--profile", "slurm", *SCALES[request.param]]
+    # A dry-run caps threads at the local core count; a cluster executor submits them as declared.
+    args = ["--profile", "slurm", "--cores", "64", *SCALES[request.param]]
     jobs: dict[str, list] = {}
     for job in planned_jobs(tree, *args, "--forceall", "all"):
         jobs.setdefault(job.rule, []).append(job)
