@@ -42,7 +42,7 @@ def fit(name: str, data: MeshBatch, settings: dict, seed: int, checkpoint: Path 
     """Train one seed; returns its state dict and history."""
     torch.manual_seed(seed)
     model = build(name, settings["model"][name])
-    cfg = settings["train"]
+    cfg = settings["train"][name]
     size = len(data.u)
 
     def batches(epoch: int):
