@@ -22,7 +22,11 @@ def metrics():
                 "min_jacobian_eigenvalue": 0.1,
                 "newton_converged_fraction": 1.0,
             },
-            "regression": {"id_error": [0.1, 0.12, 0.11], "ood_error": [0.3, 0.33, 0.32], "ood_id_ratio": [3.0, 2.75, 2.9]},
+            "regression": {
+                "id_error": [0.1, 0.12, 0.11],
+                "ood_error": [0.3, 0.33, 0.32],
+                "ood_id_ratio": [3.0, 2.75, 2.9],
+            },
         }
     }
 
@@ -57,7 +61,11 @@ def test_an_advantage_within_seed_noise_fails():
 
 def test_checks_fail_when_exactness_is_lost():
     m = copy.deepcopy(metrics())
-    m["models"]["geonew"] |= {"global_balance_max": 1e-2, "newton_converged_fraction": 0.9, "min_jacobian_eigenvalue": -1e-3}
+    m["models"]["geonew"] |= {
+        "global_balance_max": 1e-2,
+        "newton_converged_fraction": 0.9,
+        "min_jacobian_eigenvalue": -1e-3,
+    }
     assert verdict(CLAIMS, "geonew_global_balance", m) == "fails"
     assert verdict(CLAIMS, "geonew_newton_converges_everywhere", m) == "fails"
     assert verdict(CLAIMS, "geonew_flux_jacobian_positive_definite", m) == "fails"

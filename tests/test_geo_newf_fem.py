@@ -9,7 +9,13 @@ from skfem.helpers import dot, grad
 from repro.papers.geo_newf import fem
 from repro.papers.geo_newf.meshes import make_sample, reference_mesh, side_tags, solve_nonlinear
 
-SETTINGS = {"refine": {"square": 2, "lshape": 2}, "neumann_scale": 1.0, "source_modes": 3, "source_scale": 6.0, "beta": 1.0}
+SETTINGS = {
+    "refine": {"square": 2, "lshape": 2},
+    "neumann_scale": 1.0,
+    "source_modes": 3,
+    "source_scale": 6.0,
+    "beta": 1.0,
+}
 
 
 @pytest.fixture(scope="module")

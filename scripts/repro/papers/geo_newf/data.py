@@ -18,11 +18,10 @@ import zarr
 
 from repro.io import atomic_path, write_json
 from repro.papers.geo_newf.meshes import make_sample
+from repro.papers.geo_newf.store import ARRAYS, ATTRS
 from repro.progress import Progress
 
 LOG = logging.getLogger(__name__)
-ARRAYS = ("nodes", "cells", "facets", "facet_side", "dirichlet", "load", "source", "u", "dirichlet_sides", "neumann")
-ATTRS = ("family", "amplitude", "newton_iterations")
 
 
 def split_plan(settings: dict) -> dict[str, list[tuple[str, float, float]]]:

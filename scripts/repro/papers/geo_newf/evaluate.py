@@ -107,6 +107,7 @@ def summarise(per_seed: dict) -> dict:
             "per_seed": seeds,
         }
         if name == "geonew":
+
             def every(key):
                 return np.array([v for s in seeds.values() for sp in SPLITS for v in s[sp][key]], dtype=float)
 

@@ -144,7 +144,9 @@ class Solution:
 
 
 class GeoNeW(nn.Module):
-    def __init__(self, width: int, heads: int, layers: int, coarse: int, ridges: int, eps: float, tol: float, max_iter: int):
+    def __init__(
+        self, width: int, heads: int, layers: int, coarse: int, ridges: int, eps: float, tol: float, max_iter: int
+    ):
         super().__init__()
         self.encoder = Encoder(4, width, heads, layers, coarse)
         self.key = nn.Linear(width, width)

@@ -1,12 +1,15 @@
-"""Reading the canonical mesh store (see repro.papers.geo_newf.data) with errors naming the store and sample."""
+"""The canonical mesh store's keys (see repro.papers.geo_newf.data) and its reader, with errors naming the store
+and the sample; free of scikit-fem so that training and evaluation do not need it."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from repro.io import InputError
-from repro.papers.geo_newf.data import ARRAYS, ATTRS
 from repro.stores import open_zarr_group
+
+ARRAYS = ("nodes", "cells", "facets", "facet_side", "dirichlet", "load", "source", "u", "dirichlet_sides", "neumann")
+ATTRS = ("family", "amplitude", "newton_iterations")
 
 
 def read_split(path: str, split: str) -> list[dict]:

@@ -22,7 +22,14 @@ MODELS = ("geonew", "regression")
 def build(name: str, cfg: dict) -> torch.nn.Module:
     if name == "geonew":
         return GeoNeW(
-            cfg["width"], cfg["heads"], cfg["layers"], cfg["coarse"], cfg["ridges"], cfg["eps"], cfg["tol"], cfg["max_iter"]
+            cfg["width"],
+            cfg["heads"],
+            cfg["layers"],
+            cfg["coarse"],
+            cfg["ridges"],
+            cfg["eps"],
+            cfg["tol"],
+            cfg["max_iter"],
         )
     if name == "regression":
         return Regression(cfg["width"], cfg["heads"], cfg["layers"])

@@ -18,7 +18,10 @@ class Controller:
         for i, (fan_in, fan_out) in enumerate(zip(self.sizes[:-1], self.sizes[1:])):
             lim = 1.0 / np.sqrt(fan_in)
             scale = out_scale if i == len(self.sizes) - 2 else 1.0
-            parts += [scale * rng.uniform(-lim, lim, (fan_in, fan_out)).ravel(), scale * rng.uniform(-lim, lim, fan_out)]
+            parts += [
+                scale * rng.uniform(-lim, lim, (fan_in, fan_out)).ravel(),
+                scale * rng.uniform(-lim, lim, fan_out),
+            ]
         self.theta = np.concatenate(parts)
 
     def _unpack(self, theta: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -66,7 +66,9 @@ def memory_comparison(cfg: dict, rod_cfg: dict, seed: int) -> list[dict]:
                 "newton_iterations": int(n),
                 "unrolled_bytes": int(bytes_unrolled),
                 "adjoint_bytes": int(bytes_adjoint),
-                "gradient_difference": float(torch.linalg.norm(dz_unrolled - dz_adjoint) / torch.linalg.norm(dz_adjoint)),
+                "gradient_difference": float(
+                    torch.linalg.norm(dz_unrolled - dz_adjoint) / torch.linalg.norm(dz_adjoint)
+                ),
             }
         )
     return rows

@@ -67,7 +67,11 @@ def adjoint_rhc(task: Task, ctrl: Controller, cfg: dict, budget: int) -> Result:
         best, best_run, stall = float("inf"), None, 0
         for _ in range(inner):
             run = rollout(task, ctrl.controls(window), x, z, first=t)
-            out.solves, out.newton, out.failures = out.solves + run.solves, out.newton + run.newton, out.failures + run.failures
+            out.solves, out.newton, out.failures = (
+                out.solves + run.solves,
+                out.newton + run.newton,
+                out.failures + run.failures,
+            )
             out.updates += 1
             if run.loss < best * (1 - 1e-9):
                 best, best_run, best_theta, stall = run.loss, run, ctrl.theta.copy(), 0
@@ -88,7 +92,9 @@ def adjoint_rhc(task: Task, ctrl: Controller, cfg: dict, budget: int) -> Result:
 def trajectory_loss(task: Task, free: list[np.ndarray], z: list[np.ndarray]) -> float:
     """The task's loss of a whole executed continuation (steps 1..K)."""
     return float(
-        np.sum([task.step_loss(k + 1, task.rod.assemble(xf, zk), task.steps)[0] for k, (xf, zk) in enumerate(zip(free, z))])
+        np.sum(
+            [task.step_loss(k + 1, task.rod.assemble(xf, zk), task.steps)[0] for k, (xf, zk) in enumerate(zip(free, z))]
+        )
     )
 
 
@@ -141,7 +147,11 @@ def cem(task: Task, ctrl: Controller, cfg: dict, budget: int, rng: np.random.Gen
         losses = []
         for theta in samples:
             run = rollout(task, ctrl.controls(lam, theta), task.x0, task.z0)
-            out.solves, out.newton, out.failures = out.solves + run.solves, out.newton + run.newton, out.failures + run.failures
+            out.solves, out.newton, out.failures = (
+                out.solves + run.solves,
+                out.newton + run.newton,
+                out.failures + run.failures,
+            )
             if run.loss < out.best_loss:
                 out.best_loss, out.free, out.z = run.loss, run.free, run.z
             losses.append(run.loss)

@@ -57,7 +57,9 @@ def main(job) -> None:
             for m, method in enumerate(METHODS):
                 init = np.random.default_rng([int(seed), c])  # same controller start for every method
                 ctrl = Controller(ctrl_cfg["hidden"], task.inputs, task.bound, init, float(ctrl_cfg["out_scale"]))
-                result = run_method(method, task, ctrl, settings["methods"], budget, np.random.default_rng([int(seed), c, m]))
+                result = run_method(
+                    method, task, ctrl, settings["methods"], budget, np.random.default_rng([int(seed), c, m])
+                )
                 for key in SCALARS[:-1]:
                     out[key][m, c, s] = getattr(result, key)
                 out["branch"][m, c, s] = result.final_branch(task)
