@@ -6,19 +6,13 @@ import dataclasses
 import numpy as np
 import pytest
 import torch
+from test_geo_newf_fem import SETTINGS
 
 from repro.papers.geo_newf import fem
 from repro.papers.geo_newf.meshes import make_sample
 from repro.papers.geo_newf.model import GeoNeW, Regression, edge_fluxes, make_batch, relative_l2
 from repro.papers.geo_newf.train import fit
 
-SETTINGS = {
-    "refine": {"square": 2, "lshape": 2},
-    "neumann_scale": 1.0,
-    "source_modes": 3,
-    "source_scale": 6.0,
-    "beta": 1.0,
-}
 MODEL = {"width": 16, "heads": 2, "layers": 1, "coarse": 9, "ridges": 4, "eps": 0.1, "tol": 1e-11, "max_iter": 30}
 
 

@@ -5,22 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, read_json, write_json
+from repro.io import read_json, write_json
 from repro.papers.neural_control.claims import CLAIMS
+from repro.papers.neural_control.files import load_arrays
 from repro.registry import load_reported
 
 RUN_KEYS = ("methods", "seeds", "best_loss", "solves", "updates", "wall_s", "branch", "failures")
-
-
-def load_runs(path: str) -> dict[str, np.ndarray]:
-    try:
-        data = dict(np.load(path))
-    except (OSError, ValueError) as err:
-        raise InputError(path, f"cannot read the runs ({err})") from err
-    missing = [k for k in RUN_KEYS if k not in data]
-    if missing:
-        raise InputError(path, f"missing arrays {missing}")
-    return data
 
 
 def task_metrics(runs: dict[str, np.ndarray], cases: dict[str, np.ndarray]) -> dict:
@@ -63,7 +53,9 @@ def main(job) -> None:
     metrics: dict = {"tasks": {}}
     for path, cases_path in zip(job.input.runs, job.input.cases):
         name = path.rsplit("/", 1)[-1].removesuffix(".npz")
-        metrics["tasks"][name] = task_metrics(load_runs(path), dict(np.load(cases_path)))
+        metrics["tasks"][name] = task_metrics(
+            load_arrays(path, RUN_KEYS, "runs"), load_arrays(cases_path, ("branch",), "task cases")
+        )
     metrics |= gradient_metrics(read_json(job.input.gradients))
     write_json(job.output.metrics, metrics)
     claims = evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))

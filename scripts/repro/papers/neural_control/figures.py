@@ -49,8 +49,10 @@ def shapes(runs: list[str], cases: list[str], path: str) -> None:
             for m, method in enumerate(data["methods"]):
                 final = data["trajectory"][m, c, 0, -1].reshape(-1, 2)
                 ax.plot(final[:, 0], final[:, 1], lw=1, label=LABELS[str(method)])
-            if spec["target"].ndim == 2 and spec["target"].shape[1] == 2 and spec["target"].shape[0] == ncases:
+            if task_name(run_path) == "t1":
                 ax.plot(*spec["target"][c], "k*", ms=8, label="target node")
+            elif task_name(run_path) == "t2":
+                ax.plot(*spec["target"][c].T, "k:", lw=1, label="target midpoint path")
             ax.set(title=f"{task_name(run_path).upper()} case {c}", aspect="equal")
     axes[0][0].legend(fontsize=6)
     save(fig, path)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from repro.io import InputError, write_json
+from repro.io import write_json
 from repro.papers.neural_control.cases import buckled_start
+from repro.papers.neural_control.files import load_arrays
 from repro.papers.neural_control.rod import Rod, adjoint_vjp, equilibrium
 from repro.papers.neural_control.tasks import branch
 from repro.papers.neural_control.unrolled import adjoint_gradient, unrolled_gradient
@@ -76,12 +77,9 @@ def memory_comparison(cfg: dict, rod_cfg: dict, seed: int) -> list[dict]:
 
 def main(job) -> None:
     settings = job.params.settings
-    try:
-        data = dict(np.load(job.input.cases))
-        nodes, length, ea, ei = data["rod"]
-        x0, z0 = data["x0"], data["z0"]
-    except (OSError, ValueError, KeyError) as err:
-        raise InputError(job.input.cases, f"cannot read rod and start state ({err})") from err
+    data = load_arrays(job.input.cases, ("rod", "x0", "z0"), "rod and start state")
+    nodes, length, ea, ei = data["rod"]
+    x0, z0 = data["x0"], data["z0"]
     rod = Rod(int(nodes), float(length), float(ea), float(ei))
     cfg, seed = settings["gradients"], int(job.params.seed)
     write_json(

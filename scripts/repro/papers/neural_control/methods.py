@@ -102,13 +102,10 @@ def adjoint_only(task: Task, ctrl: Controller, cfg: dict, budget: int) -> Result
     lam = grid(task)
     out = Result()
     adam = Adam(ctrl.theta.size, cfg["lr"])
-    stall = 0
     while out.solves + task.steps <= budget:
         run = rollout(task, ctrl.controls(lam), task.x0, task.z0)
-        before = out.best_loss
         out.record(run)
         out.updates += 1
-        stall = 0 if out.best_loss < before * (1 - 1e-9) else stall + 1
         if out.best_loss <= cfg["loss_threshold"]:
             break
         ctrl.theta = adam.step(ctrl.theta, ctrl.backward(lam, adjoint_gradient(task, run)))

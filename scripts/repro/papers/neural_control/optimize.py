@@ -11,8 +11,9 @@ import logging
 
 import numpy as np
 
-from repro.io import InputError, atomic_path
+from repro.io import atomic_path
 from repro.papers.neural_control.controller import Controller
+from repro.papers.neural_control.files import load_arrays
 from repro.papers.neural_control.methods import METHODS, run_method
 from repro.papers.neural_control.rod import Rod
 from repro.papers.neural_control.tasks import Task
@@ -24,13 +25,7 @@ SCALARS = ("best_loss", "solves", "updates", "newton", "failures", "wall_s", "br
 
 
 def load_cases(path: str, name: str) -> list[Task]:
-    try:
-        data = dict(np.load(path))
-    except (OSError, ValueError) as err:
-        raise InputError(path, f"cannot read the task cases ({err})") from err
-    missing = [k for k in CASE_KEYS if k not in data]
-    if missing:
-        raise InputError(path, f"missing arrays {missing}")
+    data = load_arrays(path, CASE_KEYS, "task cases")
     nodes, length, ea, ei = data["rod"]
     rod = Rod(int(nodes), float(length), float(ea), float(ei))
     steps, bound = int(data["steps"]), float(data["bound"])
