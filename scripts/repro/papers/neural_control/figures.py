@@ -30,8 +30,9 @@ def loss_curves(runs: list[str], path: str) -> None:
             median = np.nanmedian(np.array(curves), axis=0)
             if str(method) == "adjoint_rhc":  # the realised closed-loop loss exists only once the run ends
                 ax.plot(grid[-1], median[-1], "o", label=LABELS[str(method)])
-            else:
-                ax.semilogy(grid, median, label=LABELS[str(method)])
+            else:  # a line where the history has several points, and its final point marked (CEM may have one)
+                (line,) = ax.plot(grid, median, label=LABELS[str(method)])
+                ax.plot(grid[-1], median[-1], "s", ms=4, color=line.get_color())
         ax.set(title=task_name(run_path).upper(), xlabel="equilibrium solves", ylabel="best loss (median)")
         ax.set_yscale("log")
     axes[0][0].legend()
