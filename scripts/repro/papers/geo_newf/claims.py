@@ -19,50 +19,50 @@ def _per_seed_gap(m: Mapping[str, Any], key: str) -> Measured:
     return seed_interval(base - geo)
 
 
+def _check(claim_id: str, statement: str, test: Test, key: str, reported: str) -> ClaimSpec:
+    """An exactness property of Geo-NeW read from its metrics entry ``key``."""
+    return ClaimSpec(claim_id, "check", statement, test, lambda m: m["models"]["geonew"][key], reported=reported)
+
+
 CLAIMS = [
-    ClaimSpec(
+    _check(
         "geonew_partition_of_unity",
-        "check",
         "The learned coarse functions (Dirichlet function included) sum to one at every fine node of every test "
         "mesh: largest |sum_i W_ia - 1| <= 1e-12 (softmax construction)",
         Test("<=", 1e-12),
-        lambda m: m["models"]["geonew"]["pou_max_error"],
-        reported="exact_conservation",
+        "pou_max_error",
+        "exact_conservation",
     ),
-    ClaimSpec(
+    _check(
         "geonew_global_balance",
-        "check",
         "Coarse conservation from the Whitney edge fluxes at the returned solution, every test mesh and seed: "
         "|net flux into the Dirichlet boundary - total load| / total |load| <= 1e-8 (Newton tolerance)",
         Test("<=", 1e-8),
-        lambda m: m["models"]["geonew"]["global_balance_max"],
-        reported="exact_conservation",
+        "global_balance_max",
+        "exact_conservation",
     ),
-    ClaimSpec(
+    _check(
         "geonew_local_conservation",
-        "check",
         "Per coarse cell balance sum_j F_ji = b_i at the returned solution: largest relative residual <= 1e-8",
         Test("<=", 1e-8),
-        lambda m: m["models"]["geonew"]["local_residual_max"],
-        reported="exact_conservation",
+        "local_residual_max",
+        "exact_conservation",
     ),
-    ClaimSpec(
+    _check(
         "geonew_flux_jacobian_positive_definite",
-        "check",
         "The learned flux's Jacobian dF/dg is positive definite at random gradients on every test geometry: "
         "smallest eigenvalue > 0 (convex-potential parameterisation, >= eps by construction)",
         Test(">", 0.0),
-        lambda m: m["models"]["geonew"]["min_jacobian_eigenvalue"],
-        reported="existence_uniqueness",
+        "min_jacobian_eigenvalue",
+        "existence_uniqueness",
     ),
-    ClaimSpec(
+    _check(
         "geonew_newton_converges_everywhere",
-        "check",
         "Newton on the learned coarse problem converges on every test geometry (in and out of distribution, "
         "every seed): fraction converged >= 1",
         Test(">=", 1.0),
-        lambda m: m["models"]["geonew"]["newton_converged_fraction"],
-        reported="existence_uniqueness",
+        "newton_converged_fraction",
+        "existence_uniqueness",
     ),
     ClaimSpec(
         "geonew_smaller_ood_degradation",
