@@ -40,6 +40,7 @@ CONDA_PACKAGES = {
     "snakemake": {"snakemake", "snakemake-minimal"},
     "tables": {"pytables"},
     "dateutil": {"python-dateutil"},
+    "skfem": {"scikit-fem"},
 }
 TORCH = {"pytorch", "pytorch-gpu", "pytorch-cpu"}
 CUDA = {"pytorch-gpu", "cuda-version", "pytorch-cuda", "cudatoolkit", "cuda-runtime"}

@@ -1,0 +1,100 @@
+"""Neural Control's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from repro.claims import ClaimSpec, Measured, Test, seed_interval
+from repro.registry import REPO_ROOT, load_reported
+
+PAPER = load_reported(REPO_ROOT / "resources/neural-control/reported.yaml")
+TASK_KEYS = {"t1": "task1_node_targeting", "t2": "task2_midpoint_tracking", "t3": "task3_shape_formation"}
+
+
+def _advantage(task: str, baseline: str) -> Callable[[Mapping[str, Any]], Measured]:
+    """Per seed: log10(baseline's median-over-cases best loss / Adjoint+RHC's), with a t interval over seeds."""
+
+    def measure(m: Mapping[str, Any]) -> Measured:
+        methods = m["tasks"][task]["methods"]
+        rhc = np.asarray(methods["adjoint_rhc"]["median_loss_per_seed"], dtype=float)
+        base = np.asarray(methods[baseline]["median_loss_per_seed"], dtype=float)
+        return seed_interval(np.log10(base) - np.log10(rhc))
+
+    return measure
+
+
+def _branch_gain(m: Mapping[str, Any]) -> float:
+    methods = m["tasks"]["t3"]["methods"]
+    return float(methods["adjoint_rhc"]["branch_success"] - methods["adjoint_only"]["branch_success"])
+
+
+def _loss_order(task: str) -> Callable[[Mapping[str, Any]], float]:
+    return lambda m: float(np.log10(m["tasks"][task]["methods"]["adjoint_rhc"]["mean_loss"]))
+
+
+def _beats(task: str, baseline: str, label: str) -> ClaimSpec:
+    return ClaimSpec(
+        f"nc_rhc_beats_{baseline}_{task}",
+        "paper",
+        f"{task.upper()} at an equal budget of equilibrium solves: Adjoint+RHC's best loss (median over cases) is "
+        f"below {label}'s; log10 ratio {label}/RHC per seed, whole t interval over seeds > 0",
+        Test(">", 0.0),
+        _advantage(task, baseline),
+        reported=f"best_loss_{TASK_KEYS[task]}_baseline_{'icem' if baseline == 'cem' else baseline}",
+    )
+
+
+CLAIMS = [
+    ClaimSpec(
+        "nc_adjoint_matches_finite_differences",
+        "check",
+        "Adjoint sensitivity S^T v equals central finite differences of re-solved equilibria (inside one basin): "
+        "largest relative error <= 1e-5",
+        Test("<=", 1e-5),
+        lambda m: m["fd_max_relative_error"],
+    ),
+    ClaimSpec(
+        "nc_adjoint_memory_flat",
+        "paper",
+        "Memory of the adjoint gradient does not grow with the Newton iterations of the forward solve: autograd "
+        "saved bytes at the most / fewest iterations (5 -> 50 at smoke scale) <= 1.1",
+        Test("<=", 1.1),
+        lambda m: m["adjoint_memory_growth"],
+    ),
+    ClaimSpec(
+        "nc_unrolled_memory_grows",
+        "paper",
+        "Unrolled autograd through Newton grows in memory with the iterations: growth of saved bytes / growth of "
+        "iterations >= 0.5 (linear growth gives 1)",
+        Test(">=", 0.5),
+        lambda m: m["unrolled_memory_growth"] / m["newton_iteration_ratio"],
+    ),
+    _beats("t1", "spsa", "SPSA"),
+    _beats("t1", "cem", "CEM"),
+    _beats("t3", "spsa", "SPSA"),
+    _beats("t3", "cem", "CEM"),
+    ClaimSpec(
+        "nc_rhc_branch_success",
+        "paper",
+        "T3 (multistable): Adjoint+RHC ends on the target's branch at least as often as Adjoint-only (success rate "
+        "difference over cases and seeds >= 0)",
+        Test(">=", 0.0),
+        _branch_gain,
+    ),
+    *[
+        ClaimSpec(
+            f"nc_full_loss_order_{task}",
+            "paper",
+            f"Full scale, {task.upper()}: Adjoint+RHC's mean best loss within one order of magnitude of the paper's "
+            f"(log10 within +-1 of log10 {PAPER[f'best_loss_{key}']['value']:g})",
+            Test("within", float(np.log10(PAPER[f"best_loss_{key}"]["value"])), abs_tol=1.0),
+            _loss_order(task),
+            reported=f"best_loss_{key}",
+            scales=("full",),
+        )
+        for task, key in TASK_KEYS.items()
+    ],
+]

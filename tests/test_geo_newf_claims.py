@@ -1,0 +1,79 @@
+"""Geo-NeW's paper claims fail on counterfactual metrics (the baseline's numbers in Geo-NeW's place)."""
+
+import copy
+
+import pytest
+
+from repro.claims import verdict
+from repro.papers.geo_newf.claims import CLAIMS
+
+
+def metrics():
+    """Metrics shaped as the evaluate stage writes them, with Geo-NeW generalising better."""
+    return {
+        "models": {
+            "geonew": {
+                "id_error": [0.20, 0.22, 0.21],
+                "ood_error": [0.24, 0.25, 0.25],
+                "ood_id_ratio": [1.2, 1.14, 1.19],
+                "pou_max_error": 4e-16,
+                "global_balance_max": 1e-15,
+                "local_residual_max": 1e-14,
+                "min_jacobian_eigenvalue": 0.1,
+                "newton_converged_fraction": 1.0,
+            },
+            "regression": {
+                "id_error": [0.1, 0.12, 0.11],
+                "ood_error": [0.3, 0.33, 0.32],
+                "ood_id_ratio": [3.0, 2.75, 2.9],
+            },
+        }
+    }
+
+
+def swapped():
+    m = copy.deepcopy(metrics())
+    geo, reg = m["models"]["geonew"], m["models"]["regression"]
+    for key in ("id_error", "ood_error", "ood_id_ratio"):
+        geo[key], reg[key] = reg[key], geo[key]
+    return m
+
+
+def test_every_claim_passes_on_metrics_that_support_it():
+    assert all(verdict(CLAIMS, c.id, metrics()) == "pass" for c in CLAIMS)
+
+
+@pytest.mark.counterfactual("geo-newf", "geonew_smaller_ood_degradation")
+def test_baseline_degrading_less_fails():
+    assert verdict(CLAIMS, "geonew_smaller_ood_degradation", swapped()) == "fails"
+
+
+@pytest.mark.counterfactual("geo-newf", "geonew_lower_ood_error")
+def test_baseline_lower_ood_error_fails():
+    assert verdict(CLAIMS, "geonew_lower_ood_error", swapped()) == "fails"
+
+
+def test_an_advantage_within_seed_noise_fails():
+    m = copy.deepcopy(metrics())
+    m["models"]["regression"]["ood_id_ratio"] = [1.1, 1.3, 1.15]
+    assert verdict(CLAIMS, "geonew_smaller_ood_degradation", m) == "fails"
+
+
+def test_checks_fail_when_exactness_is_lost():
+    m = copy.deepcopy(metrics())
+    m["models"]["geonew"] |= {
+        "global_balance_max": 1e-2,
+        "newton_converged_fraction": 0.9,
+        "min_jacobian_eigenvalue": -1e-3,
+    }
+    assert verdict(CLAIMS, "geonew_global_balance", m) == "fails"
+    assert verdict(CLAIMS, "geonew_newton_converges_everywhere", m) == "fails"
+    assert verdict(CLAIMS, "geonew_flux_jacobian_positive_definite", m) == "fails"
+
+
+def test_missing_or_unpaired_inputs_give_failing_claims():
+    m = copy.deepcopy(metrics())
+    m["models"]["regression"]["ood_error"] = [0.3, 0.3]
+    del m["models"]["geonew"]["pou_max_error"]
+    assert verdict(CLAIMS, "geonew_lower_ood_error", m) == "fails"
+    assert verdict(CLAIMS, "geonew_partition_of_unity", m) == "fails"

@@ -1,0 +1,111 @@
+"""Neural Control's paper claims fail on counterfactual metrics (baselines' numbers in the method's place)."""
+
+import copy
+
+import pytest
+
+from repro.claims import verdict
+from repro.papers.neural_control.claims import CLAIMS
+
+
+def method(losses, branch=1.0):
+    return {"median_loss_per_seed": losses, "mean_loss": sum(losses) / len(losses), "branch_success": branch}
+
+
+def metrics(**override):
+    """Metrics shaped as the evaluate stage writes them, with Adjoint+RHC ahead everywhere."""
+    tasks = {
+        t: {
+            "methods": {
+                "adjoint_rhc": method([1e-7, 2e-7, 1.5e-7], 1.0),
+                "adjoint_only": method([1e-6, 2e-6, 1e-6], 0.5),
+                "spsa": method([1e-4, 3e-4, 2e-4], 0.75),
+                "cem": method([1e-3, 1e-3, 2e-3], 0.5),
+            }
+        }
+        for t in ("t1", "t2", "t3")
+    }
+    base = {
+        "tasks": tasks,
+        "fd_max_relative_error": 1e-10,
+        "adjoint_memory_growth": 1.0,
+        "unrolled_memory_growth": 10.0,
+        "newton_iteration_ratio": 10.0,
+    }
+    return base | override
+
+
+def swapped(task, baseline):
+    m = copy.deepcopy(metrics())
+    methods = m["tasks"][task]["methods"]
+    methods["adjoint_rhc"], methods[baseline] = methods[baseline], methods["adjoint_rhc"]
+    return m
+
+
+def test_every_smoke_claim_passes_on_metrics_that_support_it():
+    assert all(verdict(CLAIMS, c.id, metrics()) == "pass" for c in CLAIMS if "smoke" in c.scales)
+
+
+@pytest.mark.counterfactual("neural-control", "nc_adjoint_memory_flat")
+def test_adjoint_memory_growing_like_unrolling_fails():
+    assert verdict(CLAIMS, "nc_adjoint_memory_flat", metrics(adjoint_memory_growth=10.0)) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_unrolled_memory_grows")
+def test_flat_unrolled_memory_fails():
+    assert verdict(CLAIMS, "nc_unrolled_memory_grows", metrics(unrolled_memory_growth=1.0)) == "fails"
+
+
+@pytest.mark.parametrize("task", ["t1", "t3"])
+@pytest.mark.parametrize("baseline", ["spsa", "cem"])
+def test_baseline_in_the_methods_place_fails(task, baseline):
+    assert verdict(CLAIMS, f"nc_rhc_beats_{baseline}_{task}", swapped(task, baseline)) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_rhc_beats_spsa_t1")
+def test_spsa_ahead_on_t1_fails():
+    assert verdict(CLAIMS, "nc_rhc_beats_spsa_t1", swapped("t1", "spsa")) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_rhc_beats_cem_t1")
+def test_cem_ahead_on_t1_fails():
+    assert verdict(CLAIMS, "nc_rhc_beats_cem_t1", swapped("t1", "cem")) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_rhc_beats_spsa_t3")
+def test_spsa_ahead_on_t3_fails():
+    assert verdict(CLAIMS, "nc_rhc_beats_spsa_t3", swapped("t3", "spsa")) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_rhc_beats_cem_t3")
+def test_cem_ahead_on_t3_fails():
+    assert verdict(CLAIMS, "nc_rhc_beats_cem_t3", swapped("t3", "cem")) == "fails"
+
+
+def test_a_tie_within_seed_noise_fails():
+    m = copy.deepcopy(metrics())
+    m["tasks"]["t1"]["methods"]["spsa"] = method([1e-7, 3e-7, 1e-7])
+    assert verdict(CLAIMS, "nc_rhc_beats_spsa_t1", m) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_rhc_branch_success")
+def test_rhc_reaching_the_branch_less_often_fails():
+    assert verdict(CLAIMS, "nc_rhc_branch_success", swapped("t3", "adjoint_only")) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_full_loss_order_t1")
+@pytest.mark.counterfactual("neural-control", "nc_full_loss_order_t2")
+@pytest.mark.counterfactual("neural-control", "nc_full_loss_order_t3")
+@pytest.mark.parametrize("task", ["t1", "t2", "t3"])
+def test_full_scale_loss_far_from_the_papers_fails(task):
+    m = copy.deepcopy(metrics())
+    m["tasks"][task]["methods"]["adjoint_rhc"]["mean_loss"] = 1e-2
+    assert verdict(CLAIMS, f"nc_full_loss_order_{task}", m, scale="full") == "fails"
+
+
+def test_missing_or_nan_inputs_give_failing_claims():
+    broken = metrics(fd_max_relative_error=float("nan"))
+    del broken["tasks"]["t3"]
+    assert verdict(CLAIMS, "nc_adjoint_matches_finite_differences", broken) == "fails"
+    assert verdict(CLAIMS, "nc_rhc_beats_spsa_t3", broken) == "fails"
+    assert verdict(CLAIMS, "nc_rhc_branch_success", broken) == "fails"
