@@ -1,0 +1,125 @@
+"""Zarr chunks read and written as bytes plus one numcodecs call: conversion at the speed of the disk.
+
+Why not through zarr-python: its per-chunk cost (event loop round trip, codec pipeline, buffer
+prototypes) is about 1.3 ms for a 1.5 MB WeatherBench2 chunk against 0.4 ms for reading the file
+and decoding it with numcodecs (measured on a 2-core VM, zarr 3.1), so a chunk loop through the
+zarr API runs at a third of the disk's speed. The arrays' metadata still comes from zarr-python
+(``zarr.open_array``), which also writes the output's metadata: only the chunk bytes bypass it.
+
+Supported: zarr format 2 arrays with any numcodecs compressor and no filters (WeatherBench2,
+ARCO-ERA5: Blosc LZ4), and format 3 arrays whose codecs are ``bytes`` plus at most one of
+Blosc, Zstd or Gzip (no sharding, no transpose). Anything else returns ``None`` from
+:func:`chunk_array` and the caller falls back to zarr-python.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numcodecs
+import numpy as np
+import zarr
+
+
+@dataclass(frozen=True)
+class ChunkArray:
+    """One array's chunk grid and codec, its chunk files under ``root``."""
+
+    root: Path
+    path: str
+    shape: tuple[int, ...]
+    chunks: tuple[int, ...]
+    dtype: np.dtype
+    fill_value: Any
+    codec: Any  # a numcodecs codec, or None for raw bytes
+    key_of: Any  # chunk coordinates -> key relative to the array
+
+    def _location(self, coords: Sequence[int]) -> str:
+        key = self.key_of(tuple(int(c) for c in coords))
+        return f"{self.path}/{key}" if self.path else key
+
+    def read_chunk(self, coords: Sequence[int]) -> np.ndarray:
+        """The full (edge-padded) chunk at ``coords``; a chunk never written holds the fill value."""
+        try:
+            raw = (self.root / self._location(coords)).read_bytes()
+        except FileNotFoundError:
+            return np.full(self.chunks, self.fill_value, self.dtype)
+        data = self.codec.decode(raw) if self.codec is not None else raw
+        return np.frombuffer(data, self.dtype).reshape(self.chunks)
+
+    def write_chunk(self, coords: Sequence[int], values: np.ndarray) -> None:
+        """Encode ``values`` (padded to the chunk shape with the fill value) into chunk ``coords``."""
+        block = np.ascontiguousarray(values, self.dtype)
+        if block.shape != self.chunks:
+            padded = np.full(self.chunks, self.fill_value, self.dtype)
+            padded[tuple(slice(0, n) for n in block.shape)] = block
+            block = padded
+        data = self.codec.encode(block) if self.codec is not None else block.tobytes()
+        target = self.root / self._location(coords)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "wb") as fh:
+            fh.write(data)
+
+    def read_region(self, indices: Sequence[np.ndarray]) -> np.ndarray:
+        """``array[np.ix_(*indices)]``, reading each chunk the indices touch once."""
+        lows = [int(ix.min()) // c for ix, c in zip(indices, self.chunks)]
+        highs = [int(ix.max()) // c for ix, c in zip(indices, self.chunks)]
+        if all(lo == hi for lo, hi in zip(lows, highs)):
+            chunk = self.read_chunk(lows)
+            return chunk[np.ix_(*[ix - lo * c for ix, lo, c in zip(indices, lows, self.chunks)])]
+        region = np.empty([(hi - lo + 1) * c for lo, hi, c in zip(lows, highs, self.chunks)], self.dtype)
+        for coords in itertools.product(*[range(lo, hi + 1) for lo, hi in zip(lows, highs)]):
+            where = tuple(slice((k - lo) * c, (k - lo + 1) * c) for k, lo, c in zip(coords, lows, self.chunks))
+            region[where] = self.read_chunk(coords)
+        return region[np.ix_(*[ix - lo * c for ix, lo, c in zip(indices, lows, self.chunks)])]
+
+
+def _v3_codec(codecs: Sequence[Any]) -> tuple[bool, Any] | None:
+    """(little-endian?, numcodecs decoder) for a ``bytes`` + optional compressor chain; None otherwise."""
+    names = [type(c).__name__ for c in codecs]
+    if not names or names[0] != "BytesCodec" or len(names) > 2:
+        return None
+    little = getattr(codecs[0].endian, "value", "little") in ("little", None)
+    if len(names) == 1:
+        return little, None
+    comp = codecs[1]
+    if names[1] == "BloscCodec":
+        # a Blosc frame describes its own typesize, shuffle and compressor: any Blosc decoder reads it
+        shuffle = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}[comp.shuffle.value]
+        return little, numcodecs.Blosc(cname=comp.cname.value, clevel=comp.clevel, shuffle=shuffle)
+    if names[1] == "ZstdCodec":
+        return little, numcodecs.Zstd(level=comp.level)
+    if names[1] == "GzipCodec":
+        return little, numcodecs.GZip(level=comp.level)
+    return None
+
+
+def chunk_array(root: str | os.PathLike, path: str) -> ChunkArray | None:
+    """A :class:`ChunkArray` for array ``path`` of the local store ``root``, or None if its encoding is unsupported.
+
+    Local stores only: a remote store's speed is the network's, which zarr-python's concurrent reads already reach.
+    """
+    store = Path(root)
+    array = zarr.open_array(store, path=path, mode="r")
+    meta = array.metadata
+    if array.dtype.kind not in "fiu":
+        return None
+    if meta.zarr_format == 2:
+        if meta.filters or meta.order != "C":
+            return None
+        codec, dtype = meta.compressor, np.dtype(array.dtype)
+        key_of = meta.encode_chunk_key
+    else:
+        found = _v3_codec(meta.codecs)
+        if found is None or type(meta.chunk_grid).__name__ != "RegularChunkGrid":
+            return None
+        little, codec = found
+        dtype = np.dtype(array.dtype).newbyteorder("<" if little else ">")
+        key_of = meta.encode_chunk_key
+    fill = meta.fill_value if meta.fill_value is not None else 0
+    return ChunkArray(store, path, tuple(array.shape), tuple(array.chunks), dtype, fill, codec, key_of)
