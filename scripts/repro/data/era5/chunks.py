@@ -66,17 +66,47 @@ class ChunkArray:
             fh.write(data)
 
     def read_region(self, indices: Sequence[np.ndarray]) -> np.ndarray:
-        """``array[np.ix_(*indices)]``, reading each chunk the indices touch once."""
-        lows = [int(ix.min()) // c for ix, c in zip(indices, self.chunks)]
-        highs = [int(ix.max()) // c for ix, c in zip(indices, self.chunks)]
-        if all(lo == hi for lo, hi in zip(lows, highs)):
-            chunk = self.read_chunk(lows)
-            return chunk[np.ix_(*[ix - lo * c for ix, lo, c in zip(indices, lows, self.chunks)])]
-        region = np.empty([(hi - lo + 1) * c for lo, hi, c in zip(lows, highs, self.chunks)], self.dtype)
-        for coords in itertools.product(*[range(lo, hi + 1) for lo, hi in zip(lows, highs)]):
-            where = tuple(slice((k - lo) * c, (k - lo + 1) * c) for k, lo, c in zip(coords, lows, self.chunks))
-            region[where] = self.read_chunk(coords)
-        return region[np.ix_(*[ix - lo * c for ix, lo, c in zip(indices, lows, self.chunks)])]
+        """``array[np.ix_(*indices)]``, reading each chunk the indices touch once.
+
+        Each chunk is cut down to the elements it contributes before anything is copied (a WB2 chunk holds
+        13 levels of which a selection often keeps two), a run of consecutive or reversed indices as a view.
+        """
+        out = np.empty([len(ix) for ix in indices], self.dtype)
+        groups = [_by_chunk(np.asarray(ix), c) for ix, c in zip(indices, self.chunks)]
+        for combo in itertools.product(*groups):
+            chunk = self.read_chunk([k for k, _, _ in combo])
+            for axis, (_, _, offsets) in enumerate(combo):
+                chunk = chunk[(slice(None),) * axis + (offsets,)] if isinstance(offsets, slice) else np.take(
+                    chunk, offsets, axis=axis
+                )
+            out[_outer([positions for _, positions, _ in combo])] = chunk
+        return out
+
+
+def _outer(positions: list[slice | np.ndarray]) -> tuple:
+    """An index that places a block at the outer product of ``positions`` (numpy broadcasts two arrays instead)."""
+    if sum(isinstance(p, np.ndarray) for p in positions) <= 1:
+        return tuple(positions)
+    return np.ix_(*[p if isinstance(p, np.ndarray) else np.arange(p.start, p.stop, p.step) for p in positions])
+
+
+def _as_slice(offsets: np.ndarray) -> slice | np.ndarray:
+    """A slice for an arithmetic run of step 1 or -1 (a view instead of a copy), else the offsets."""
+    if len(offsets) > 1 and np.all(np.diff(offsets) == offsets[1] - offsets[0]) and abs(offsets[1] - offsets[0]) == 1:
+        step = int(offsets[1] - offsets[0])
+        stop = int(offsets[-1]) + step
+        return slice(int(offsets[0]), stop if stop >= 0 else None, step)
+    return offsets
+
+
+def _by_chunk(index: np.ndarray, size: int) -> list[tuple[int, slice | np.ndarray, slice | np.ndarray]]:
+    """Per chunk the indices fall in: (chunk id, output positions, offsets within the chunk)."""
+    ids = index // size
+    groups = []
+    for k in np.unique(ids):
+        positions = np.flatnonzero(ids == k)
+        groups.append((int(k), _as_slice(positions), _as_slice(index[positions] - k * size)))
+    return groups
 
 
 def _v3_codec(codecs: Sequence[Any]) -> tuple[bool, Any] | None:

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import dask.array
 import numpy as np
 import xarray as xr
 import zarr
@@ -53,21 +54,25 @@ def _fingerprint(ds: xr.Dataset, chunk_time: int, source: dict[str, Any]) -> str
     return hashlib.sha256(json.dumps(plan, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _channel_sums(values: np.ndarray, level: int | None) -> tuple[list[float], list[float]]:
+    """Per channel sum and sum of squares in float64 (einsum: no float64 copy of the squares)."""
+    x = np.moveaxis(values, level, 0) if level is not None else values[None]
+    x = x.reshape(x.shape[0], -1).astype(np.float64)
+    return np.einsum("cn->c", x).tolist(), np.einsum("cn,cn->c", x, x).tolist()
+
+
 def _chunk_stats(block: dict[str, np.ndarray], dims: dict[str, tuple[str, ...]]) -> dict[str, list[float]]:
     """Sums for mean/std of states and of one-step differences (residuals), per channel, in float64."""
     out: dict[str, list[float]] = {k: [] for k in ("n", "sum", "sumsq", "rn", "rsum", "rsumsq")}
     for name, values in block.items():
-        values = values.astype(np.float64)
-        diff = np.diff(values, axis=0)
         level = dims[name].index("level") if "level" in dims[name] else None
-        axes = tuple(a for a in range(values.ndim) if a != level)
         channels = values.shape[level] if level is not None else 1
-        out["n"] += [values.size / channels] * channels
-        out["sum"] += np.atleast_1d(values.sum(axis=axes)).tolist()
-        out["sumsq"] += np.atleast_1d(np.square(values).sum(axis=axes)).tolist()
-        out["rn"] += [diff.size / channels] * channels
-        out["rsum"] += np.atleast_1d(diff.sum(axis=axes)).tolist()
-        out["rsumsq"] += np.atleast_1d(np.square(diff).sum(axis=axes)).tolist()
+        diff = np.diff(values.astype(np.float64), axis=0)
+        for prefix, array in (("", values), ("r", diff)):
+            total, squares = _channel_sums(array, level)
+            out[prefix + "n"] += [array.size / channels] * channels
+            out[prefix + "sum"] += total
+            out[prefix + "sumsq"] += squares
     return out
 
 
@@ -129,14 +134,15 @@ def store_bytes(path: str | os.PathLike) -> int:
 def _template(ds: xr.Dataset, chunk_time: int) -> tuple[xr.Dataset, dict[str, dict[str, Any]]]:
     """The output's metadata: the canonical dataset with no source encoding left (a format-2 source's
     numcodecs compressor is not a format-3 codec), and the output's own encoding."""
-    template = ds.chunk({"time": chunk_time} | {d: -1 for d in ds.dims if d != "time"})
+    chunks = {"time": chunk_time} | {d: -1 for d in ds.dims if d != "time"}
+    template = xr.Dataset(coords=ds.coords)
     for name in template.variables:
-        kept = {k: v for k, v in template[name].encoding.items() if k in COORD_ENCODING}
-        template[name].encoding = {} if name in ds.data_vars else kept
-    encoding = {
-        name: {"chunks": template[name].data.chunksize, "compressors": [COMPRESSOR], "dtype": np.float32}
-        for name in ds.data_vars
-    }
+        template[name].encoding = {k: v for k, v in ds[name].encoding.items() if k in COORD_ENCODING}
+    for name, var in ds.data_vars.items():
+        # dask zeros, not ds.chunk(): chunking lazily indexed arrays makes dask tokenize (pickle) each of them
+        shape = tuple(chunks[d] if chunks[d] > 0 else var.sizes[d] for d in var.dims)
+        template[name] = (var.dims, dask.array.zeros(var.shape, chunks=shape, dtype=np.float32), var.attrs)
+    encoding = {name: {"chunks": template[name].data.chunksize, "compressors": [COMPRESSOR]} for name in ds.data_vars}
     return template, encoding
 
 
