@@ -222,11 +222,10 @@ def main() -> None:
     if args.child:
         child(args.child, work / "source.zarr", work / args.child, args.workers)
         return
+    import dask
     import numcodecs
     import xarray as xr
     import zarr
-
-    import dask
 
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
