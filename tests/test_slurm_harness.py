@@ -100,6 +100,18 @@ def planned_jobs(cwd: Path, *args: str) -> list[PlannedJob]:
     return parse_dry_run(proc.stdout + proc.stderr)
 
 
+# Smoke-scale stages run on CPUs; this overlay gives TALDA's optimisation stage (resources key `train`) a GPU
+# so that the Slurm tests see one GPU job placed on a GPU partition of the test cluster (its fake GPUs).
+GPU_OVERLAY = {"papers": {"talda": {"resources": {"train": {"gpu": 1}}}}}
+
+
+def write_gpu_overlay(root: Path) -> Path:
+    """Write :data:`GPU_OVERLAY` as ``root/gpu_overlay.yaml`` (a ``--configfile`` over the embedded default)."""
+    path = root / "gpu_overlay.yaml"
+    path.write_text(yaml.safe_dump(GPU_OVERLAY))
+    return path
+
+
 def embedded_config(root: Path = REPO) -> dict[str, Any]:
     return yaml.safe_load((root / "config/config.yaml").read_text())
 
@@ -133,13 +145,17 @@ def loaded_workflow(root: Path, cli_args: list[str]) -> Iterator[tuple[Any, argp
     """
     from snakemake.api import SnakemakeApi
     from snakemake.cli import parse_args
-    from snakemake.settings.types import OutputSettings, ResourceSettings
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
     with in_dir(root):
         _, args = parse_args(cli_args)
         settings = ResourceSettings(default_resources=args.default_resources, overwrite_resources=args.set_resources)
+        configs = ConfigSettings(configfiles=[Path(f).resolve() for f in args.configfile or []])
         with SnakemakeApi(OutputSettings()) as api:
-            yield api.workflow(resource_settings=settings, snakefile=root / "Snakefile", workdir=root)._workflow, args
+            workflow = api.workflow(
+                resource_settings=settings, config_settings=configs, snakefile=root / "Snakefile", workdir=root
+            )
+            yield workflow._workflow, args
 
 
 class in_dir:

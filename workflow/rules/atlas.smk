@@ -39,6 +39,8 @@ if ATLAS["source"] == "embedded":
             f"{BENCHMARKS}/data/atlas_embedded.tsv"
         conda:
             "../../envs/md.yaml"
+        resources:
+            **stage_resources({}, "data")[1],
         params:
             entry="repro.data.atlas.embedded",
             section=ATLAS,
