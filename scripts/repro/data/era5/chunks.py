@@ -61,8 +61,12 @@ class ChunkArray:
             block = padded
         data = self.codec.encode(block) if self.codec is not None else block.tobytes()
         target = self.root / self._location(coords)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "wb") as fh:
+        try:
+            fh = open(target, "wb")
+        except FileNotFoundError:  # the first chunk under a new key prefix (format 3 nests them in folders)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fh = open(target, "wb")
+        with fh:
             fh.write(data)
 
     def read_region(self, indices: Sequence[np.ndarray]) -> np.ndarray:
