@@ -9,8 +9,8 @@ import mdtraj as md
 import numpy as np
 import pytest
 
-from repro.data.atlas.atom14 import ATOM14
 from repro.data.atlas import preprocess
+from repro.data.atlas.atom14 import ATOM14
 from repro.data.atlas.embedded import build_embedded
 from repro.data.atlas.layout import replicate_paths
 from repro.data.atlas.preprocess import (

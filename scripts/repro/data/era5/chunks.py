@@ -80,8 +80,10 @@ class ChunkArray:
         for combo in itertools.product(*groups):
             chunk = self.read_chunk([k for k, _, _ in combo])
             for axis, (_, _, offsets) in enumerate(combo):
-                chunk = chunk[(slice(None),) * axis + (offsets,)] if isinstance(offsets, slice) else np.take(
-                    chunk, offsets, axis=axis
+                chunk = (
+                    chunk[(slice(None),) * axis + (offsets,)]
+                    if isinstance(offsets, slice)
+                    else np.take(chunk, offsets, axis=axis)
                 )
             out[_outer([positions for _, positions, _ in combo])] = chunk
         return out
