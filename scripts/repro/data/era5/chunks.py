@@ -97,9 +97,11 @@ def _outer(positions: list[slice | np.ndarray]) -> tuple:
 
 
 def _as_slice(offsets: np.ndarray) -> slice | np.ndarray:
-    """A slice for an arithmetic run of step 1 or -1 (a view instead of a copy), else the offsets."""
-    if len(offsets) > 1 and np.all(np.diff(offsets) == offsets[1] - offsets[0]) and abs(offsets[1] - offsets[0]) == 1:
-        step = int(offsets[1] - offsets[0])
+    """A slice for one index or an arithmetic run of step 1 or -1 (a view instead of a copy), else the offsets."""
+    if len(offsets) == 1:
+        return slice(int(offsets[0]), int(offsets[0]) + 1)
+    step = int(offsets[1] - offsets[0])
+    if abs(step) == 1 and np.all(np.diff(offsets) == step):
         stop = int(offsets[-1]) + step
         return slice(int(offsets[0]), stop if stop >= 0 else None, step)
     return offsets

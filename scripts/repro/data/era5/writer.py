@@ -27,7 +27,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import dask.array
 import numpy as np
 import xarray as xr
 import zarr
@@ -131,19 +130,26 @@ def store_bytes(path: str | os.PathLike) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def _template(ds: xr.Dataset, chunk_time: int) -> tuple[xr.Dataset, dict[str, dict[str, Any]]]:
-    """The output's metadata: the canonical dataset with no source encoding left (a format-2 source's
-    numcodecs compressor is not a format-3 codec), and the output's own encoding."""
-    chunks = {"time": chunk_time} | {d: -1 for d in ds.dims if d != "time"}
-    template = xr.Dataset(coords=ds.coords)
-    for name in template.variables:
-        template[name].encoding = {k: v for k, v in ds[name].encoding.items() if k in COORD_ENCODING}
+def _create_output(ds: xr.Dataset, path: Path, chunk_time: int) -> None:
+    """The output's metadata, with no source encoding left (a format-2 source's numcodecs compressor is not a
+    format-3 codec): coordinates through xarray (time units), data arrays created empty with zarr, so that
+    no dask graph of the source is built (dask would tokenize every lazily indexed array)."""
+    coords = xr.Dataset(coords=ds.coords)
+    for name in coords.variables:
+        coords[name].encoding = {k: v for k, v in ds[name].encoding.items() if k in COORD_ENCODING}
+    coords.to_zarr(path, mode="w", consolidated=False, zarr_format=3)
+    group = zarr.open_group(path, mode="r+")
     for name, var in ds.data_vars.items():
-        # dask zeros, not ds.chunk(): chunking lazily indexed arrays makes dask tokenize (pickle) each of them
-        shape = tuple(chunks[d] if chunks[d] > 0 else var.sizes[d] for d in var.dims)
-        template[name] = (var.dims, dask.array.zeros(var.shape, chunks=shape, dtype=np.float32), var.attrs)
-    encoding = {name: {"chunks": template[name].data.chunksize, "compressors": [COMPRESSOR]} for name in ds.data_vars}
-    return template, encoding
+        group.create_array(
+            str(name),
+            shape=var.shape,
+            chunks=tuple(chunk_time if d == "time" else var.sizes[d] for d in var.dims),
+            dtype="float32",
+            compressors=[COMPRESSOR],
+            fill_value=np.nan,
+            dimension_names=[str(d) for d in var.dims],
+            attributes=dict(var.attrs),
+        )
 
 
 def write_canonical(
@@ -175,8 +181,7 @@ def write_canonical(
     if not done:
         shutil.rmtree(partial, ignore_errors=True)
         partial.parent.mkdir(parents=True, exist_ok=True)
-        template, encoding = _template(ds, chunk_time)
-        template.to_zarr(partial, mode="w", compute=False, encoding=encoding, consolidated=False, zarr_format=3)
+        _create_output(ds, partial, chunk_time)
         progress_file.write_text(json.dumps({"plan": key}) + "\n")
     else:
         log.info("resuming %s: %d of %d chunks already written", target, resumed, n_chunks)
