@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,14 +45,22 @@ class ChunkArray:
         key = self.key_of(tuple(int(c) for c in coords))
         return f"{self.path}/{key}" if self.path else key
 
-    def read_chunk(self, coords: Sequence[int]) -> np.ndarray:
-        """The full (edge-padded) chunk at ``coords``; a chunk never written holds the fill value."""
+    def read_chunk(self, coords: Sequence[int], out: np.ndarray | None = None) -> np.ndarray:
+        """The full (edge-padded) chunk at ``coords``; a chunk never written holds the fill value.
+
+        ``out`` (C-contiguous, the chunk's shape and dtype) receives the decoded values: reusing one buffer
+        saves the page faults of a fresh allocation per chunk (a 1.5 MB chunk is 370 pages).
+        """
         try:
             raw = (self.root / self._location(coords)).read_bytes()
         except FileNotFoundError:
             return np.full(self.chunks, self.fill_value, self.dtype)
-        data = self.codec.decode(raw) if self.codec is not None else raw
-        return np.frombuffer(data, self.dtype).reshape(self.chunks)
+        if self.codec is None:
+            return np.frombuffer(raw, self.dtype).reshape(self.chunks)
+        if out is None:
+            return np.frombuffer(self.codec.decode(raw), self.dtype).reshape(self.chunks)
+        self.codec.decode(raw, out=out)
+        return out
 
     def write_chunk(self, coords: Sequence[int], values: np.ndarray) -> None:
         """Encode ``values`` (padded to the chunk shape with the fill value) into chunk ``coords``."""
@@ -78,8 +87,9 @@ class ChunkArray:
         """
         out = np.empty([len(ix) for ix in indices], self.dtype)
         groups = [_by_chunk(np.asarray(ix), c) for ix, c in zip(indices, self.chunks)]
+        scratch = _scratch(self.chunks, self.dtype)
         for combo in itertools.product(*groups):
-            chunk = self.read_chunk([k for k, _, _ in combo])
+            chunk = self.read_chunk([k for k, _, _ in combo], out=scratch)
             for axis, (_, _, offsets) in enumerate(combo):
                 chunk = (
                     chunk[(slice(None),) * axis + (offsets,)]
@@ -88,6 +98,18 @@ class ChunkArray:
                 )
             out[_outer([positions for _, positions, _ in combo])] = chunk
         return out
+
+
+_THREAD = threading.local()
+
+
+def _scratch(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """This thread's reusable decode buffer for chunks of ``shape`` (each block is copied out before the next read)."""
+    key = (shape, np.dtype(dtype).str)
+    buffers = _THREAD.__dict__.setdefault("buffers", {})
+    if key not in buffers:
+        buffers[key] = np.empty(shape, dtype)
+    return buffers[key]
 
 
 def _outer(positions: list[slice | np.ndarray]) -> tuple:
