@@ -9,6 +9,7 @@ import mdtraj as md
 import numpy as np
 import pytest
 
+from repro.data.atlas import preprocess
 from repro.data.atlas.atom14 import ATOM14
 from repro.data.atlas.embedded import build_embedded
 from repro.data.atlas.layout import replicate_paths
@@ -175,3 +176,23 @@ def test_missing_replicate(raw, tmp_path):
         process_protein(root, "adk", tmp_path / "out", stride=1, replicates=[1, 2, 3])
     assert "adk_prod_R3_fit.xtc" in str(err.value)
     assert not (tmp_path / "out" / "adk").exists()
+
+
+@pytest.mark.parametrize("stride", [1, 4, 7])
+def test_chunked_seeking_reader_equals_naive_across_chunk_boundaries(raw, tmp_path, monkeypatch, stride):
+    """Small chunks make every replicate span several: seeking (stride > 1) and sequential reads (stride 1)
+    must keep exactly the frames 0, stride, 2 stride, ... superposed on frame 0, as the naive path does."""
+    monkeypatch.setattr(preprocess, "CHUNK_FRAMES", 5)
+    top_path = raw / "adk" / "adk.pdb"
+    naive = naive_read_replicate(raw / "adk" / "adk_prod_R1_fit.xtc", top_path, stride=stride)
+    rows = process_protein(raw, "adk", tmp_path, stride=stride, replicates=[1])
+    top = load_topology(top_path, "adk")
+    sel = select_atoms(top, top_path, "adk")
+    ca = np.load(tmp_path / "adk" / "adk_R1_ca.npy")
+    atom14 = np.load(tmp_path / "adk" / f"adk_R1_i{stride}.npy")
+    assert rows[0]["n_frames"] == len(ca) == len(atom14) == len(naive)
+    assert ca.dtype == np.float32 and atom14.dtype == np.float16 and atom14.shape[1:] == (len(sel.ca), 14, 3)
+    np.testing.assert_allclose(ca, naive[:, sel.ca], atol=1e-3)
+    filled = sel.atom14 >= 0
+    np.testing.assert_allclose(atom14[:, filled].astype(np.float32), naive[:, sel.atom14[filled]], atol=0.05)
+    assert np.isnan(atom14[:, ~filled].astype(np.float32)).all()

@@ -179,14 +179,10 @@ def test_interrupted_conversion_resumes_from_last_complete_chunk(tmp_path):
             raise Killed
 
     with pytest.raises(Killed):
-        write_canonical(
-            ds, target, where="src", source={}, chunk_time=2, workers=1, after_chunk=kill_after_third, batch_bytes=1
-        )
+        write_canonical(ds, target, where="src", source={}, chunk_time=2, workers=1, after_chunk=kill_after_third)
     assert not target.exists() and (tmp_path / ".out.zarr.partial").exists()
     written = []
-    summary = write_canonical(
-        ds, target, where="src", source={}, chunk_time=2, workers=1, after_chunk=written.append, batch_bytes=1
-    )
+    summary = write_canonical(ds, target, where="src", source={}, chunk_time=2, workers=1, after_chunk=written.append)
     resumed = summary["resumed_chunks"]
     assert resumed >= 3 and written == list(range(resumed, 6))
     np.testing.assert_array_equal(xr.open_zarr(target).geopotential.values, ds.geopotential.values)

@@ -1,10 +1,15 @@
 """End to end on the local Slurm test cluster: `snakemake --profile slurm` on the embedded default.
 
-Runs a small target set (the first two enabled papers; REPRO_SLURM_TARGETS overrides) once
-locally and once through the cluster, each in its own copy of the checkout, then checks with
-`sacct` where every job ran and that both runs produced the same results. Skips when no
-cluster answers (CI brings one up with cluster/up); every snakemake call is killed after a
-bounded time, so a hang fails the test instead of stalling CI.
+Runs a small target set once locally and once through the cluster, each in its own copy of the
+checkout, then checks with `sacct` where every job ran and that both runs produced the same results.
+The set covers each kind of job once, not every paper (the local end-to-end run does that): TALDA
+(a converted numpy paper with its own data stage), the smallest rule of a shared data source
+(`metagenome_data`), and one GPU job: the GPU overlay (test_slurm_harness.GPU_OVERLAY) makes one
+P-VAE training job of poisson-eat (a torch stage; only those may ask for a GPU) request a GPU, which must
+land on the GPU partition (the test cluster's GPUs are fake; the stage runs on CPUs either way, so both
+runs give the same numbers).
+REPRO_SLURM_TARGETS overrides the targets. Skips when no cluster answers (CI brings one up with
+cluster/up); every snakemake call is killed after a bounded time, so a hang fails the test.
 """
 
 from __future__ import annotations
@@ -20,24 +25,25 @@ from pathlib import Path
 
 import pytest
 from test_slurm_harness import (
+    GPU_TARGET,
     cluster_problem,
     copy_tree,
     loaded_workflow,
-    paper_rules,
     planned_jobs,
     result_differences,
     snakemake,
+    write_gpu_overlay,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slurm]
 PROBLEM = cluster_problem()
 TIMEOUT = int(os.environ.get("REPRO_SLURM_TIMEOUT", "1500"))
-TRAINING = re.compile(r"_train(_|$)")
+DEFAULT_TARGETS = ["talda", "metagenome_data", GPU_TARGET]
 
 
 def targets() -> list[str]:
     chosen = os.environ.get("REPRO_SLURM_TARGETS")
-    return chosen.split() if chosen else paper_rules()[:2]
+    return chosen.split() if chosen else DEFAULT_TARGETS
 
 
 def sacct_records(run_id: str, expected: int, wait_s: float = 60) -> list[dict[str, str]]:
@@ -78,14 +84,18 @@ def json_results(root: Path) -> dict[str, object]:
 def test_profile_runs_on_the_cluster_with_gpu_and_cpu_partitions(tmp_path):
     chosen = targets()
     local, cluster = copy_tree(tmp_path / "local"), copy_tree(tmp_path / "cluster")
-    planned = planned_jobs(cluster, "--cores", "1", *chosen)
-    with loaded_workflow(cluster, ["--profile", "slurm"]) as (workflow, _):
+    overlay = ["--configfile", str(write_gpu_overlay(cluster))]
+    write_gpu_overlay(local)
+    planned = planned_jobs(cluster, "--cores", "1", *chosen, *overlay)
+    with loaded_workflow(cluster, ["--profile", "slurm", *overlay]) as (workflow, _):
         local_rules = {r.name for r in workflow.rules if r.norun or r.name in workflow._localrules}
     expected = Counter(j.rule for j in planned if j.rule not in local_rules)
+    gpu_rules = {j.rule for j in planned if int(j.resources.get("gpu", 0)) > 0}
     assert expected, f"nothing to submit for {chosen}"
+    assert gpu_rules, f"no job of {chosen} asks for a GPU with the overlay"
 
     start = time.monotonic()
-    snakemake(local, "--cores", "2", *chosen, timeout=TIMEOUT)
+    snakemake(local, "--cores", "2", *chosen, "--configfile", str(local / "gpu_overlay.yaml"), timeout=TIMEOUT)
     local_s = time.monotonic() - start
     start = time.monotonic()
     run = snakemake(
@@ -95,6 +105,7 @@ def test_profile_runs_on_the_cluster_with_gpu_and_cpu_partitions(tmp_path):
         "--slurm-jobname-prefix",
         f"reprotest{uuid.uuid4().hex[:8]}",
         *chosen,
+        *overlay,
         timeout=TIMEOUT,
     )
     cluster_s = time.monotonic() - start
@@ -108,12 +119,12 @@ def test_profile_runs_on_the_cluster_with_gpu_and_cpu_partitions(tmp_path):
         ran[rule] += 1
         assert rec["State"] == "COMPLETED", f"{rule} job {rec['JobID']}: {rec['State']}"
         gpus = gpus_allocated(rec["AllocTRES"])
-        if TRAINING.search(rule) or gpus:
+        if rule in gpu_rules or gpus:
             assert rec["Partition"] == "gpu" and gpus >= 1, f"{rule}: partition {rec['Partition']}, {rec['AllocTRES']}"
         else:
             assert rec["Partition"] == "cpu", f"{rule} ran in partition {rec['Partition']}"
     assert ran == expected, f"sacct saw {dict(ran)}, the DAG submits {dict(expected)}"
-    assert any(TRAINING.search(rule) for rule in ran), "no training job ran on the cluster"
+    assert gpu_rules & set(ran), f"no GPU job ({sorted(gpu_rules)}) ran on the cluster"
 
     differences = result_differences(json_results(cluster), json_results(local))
     assert not differences, "results of the Slurm run differ from the local run:\n" + "\n".join(differences[:20])

@@ -103,6 +103,21 @@ def planned_jobs(cwd: Path, *args: str) -> list[PlannedJob]:
     return parse_dry_run(proc.stdout + proc.stderr)
 
 
+# Smoke-scale stages run on CPUs; this overlay gives TALDA's optimisation stage (resources key `train`) a GPU
+# so that the Slurm tests see one GPU job placed on a GPU partition of the test cluster (its fake GPUs).
+# A torch stage (only those may ask for a GPU) small enough for the test cluster: one P-VAE of poisson-eat.
+GPU_OVERLAY = {"papers": {"poisson-eat": {"resources": {"train": {"gpu": 1}}}}}
+GPU_TARGET = "results/poisson-eat/runs/gsm.json"
+GPU_RULE = "poisson_eat_train"
+
+
+def write_gpu_overlay(root: Path) -> Path:
+    """Write :data:`GPU_OVERLAY` as ``root/gpu_overlay.yaml`` (a ``--configfile`` over the embedded default)."""
+    path = root / "gpu_overlay.yaml"
+    path.write_text(yaml.safe_dump(GPU_OVERLAY))
+    return path
+
+
 def embedded_config(root: Path = REPO) -> dict[str, Any]:
     return yaml.safe_load((root / "config/config.yaml").read_text())
 
@@ -141,10 +156,10 @@ def loaded_workflow(root: Path, cli_args: list[str]) -> Iterator[tuple[Any, argp
     with in_dir(root):
         _, args = parse_args(cli_args)
         settings = ResourceSettings(default_resources=args.default_resources, overwrite_resources=args.set_resources)
-        config = ConfigSettings(configfiles=[Path(f) for f in args.configfile or []])
+        configs = ConfigSettings(configfiles=[Path(f).resolve() for f in args.configfile or []])
         with SnakemakeApi(OutputSettings()) as api:
             workflow = api.workflow(
-                resource_settings=settings, config_settings=config, snakefile=root / "Snakefile", workdir=root
+                resource_settings=settings, config_settings=configs, snakefile=root / "Snakefile", workdir=root
             )
             yield workflow._workflow, args
 

@@ -14,6 +14,8 @@ from types import SimpleNamespace
 import pytest
 import yaml
 from test_slurm_harness import (
+    GPU_RULE,
+    GPU_TARGET,
     REPO,
     copy_tree,
     loaded_workflow,
@@ -21,6 +23,7 @@ from test_slurm_harness import (
     planned_jobs,
     repro_module_file,
     third_party_imports,
+    write_gpu_overlay,
 )
 
 PROFILE = REPO / "slurm"
@@ -56,14 +59,13 @@ def jobs(tree):
     return planned_jobs(tree, "--forceall", "--cores", "1", "all")
 
 
-@pytest.fixture(scope="module")
-def submitted(tree, jobs):
+def _submitted(tree: Path, jobs, extra: list[str]) -> list:
     """(job, resources at attempts 1..3, partition chosen by the plugin) of every job sent to Slurm."""
     from snakemake_executor_plugin_slurm.partitions import get_best_partition, read_partition_file
 
     partitions = read_partition_file(PROFILE / "partitions.yaml")
     out = []
-    with loaded_workflow(tree, ["--profile", "slurm"]) as (workflow, _):
+    with loaded_workflow(tree, ["--profile", "slurm", *extra]) as (workflow, _):
         local = {r.name for r in workflow.rules if r.norun or r.name in workflow._localrules}
         for job in jobs:
             if job.rule in local:
@@ -78,6 +80,19 @@ def submitted(tree, jobs):
     return out
 
 
+@pytest.fixture(scope="module")
+def submitted(tree, jobs):
+    return _submitted(tree, jobs, [])
+
+
+@pytest.fixture(scope="module")
+def submitted_with_gpu(tree):
+    """The TALDA jobs with the GPU overlay (its optimisation stage asks for a GPU)."""
+    overlay = write_gpu_overlay(tree)
+    jobs = planned_jobs(tree, "--forceall", "--cores", "1", "talda", GPU_TARGET, "--configfile", str(overlay))
+    return _submitted(tree, jobs, ["--configfile", str(overlay)])
+
+
 def test_profile_is_found_as_typed_from_the_repo_root(tree):
     """`snakemake --profile slurm` resolves ./slurm (snakemake never looks in ./profiles/slurm)."""
     with loaded_workflow(tree, ["--profile", "slurm"]) as (_, args):
@@ -85,20 +100,25 @@ def test_profile_is_found_as_typed_from_the_repo_root(tree):
         assert Path(args.slurm_partition_config).resolve() == (tree / "slurm/partitions.yaml").resolve()
 
 
-def test_gpu_jobs_go_to_a_gpu_partition_and_the_rest_to_cpu(submitted):
-    """The partition follows the rule's own `gpu` request (from the paper's config, none at the default scale)."""
+def test_gpu_jobs_go_to_a_gpu_partition_and_the_rest_to_cpu(submitted, submitted_with_gpu):
+    """A job asking for a GPU (config `resources: {<stage>: {gpu: N}}`, as config/full.yaml does for stages that
+    train on a GPU) lands on a partition with GPUs; every other job on a CPU partition."""
     gpu_partitions = {
         name
         for name, p in yaml.safe_load((PROFILE / "partitions.yaml").read_text())["partitions"].items()
         if (p or {}).get("max_gpu", 0) > 0
     }
     assert gpu_partitions, "slurm/partitions.yaml declares no partition with GPUs"
-    for job, per_attempt, partition in submitted:
+    gpu_jobs = 0
+    for job, per_attempt, partition in submitted + submitted_with_gpu:
         gpus = int(per_attempt[0].get("gpu", 0))
+        gpu_jobs += gpus > 0
         if gpus > 0:
             assert partition in gpu_partitions, f"{job.rule} {job.wildcards}: gpu={gpus} but partition {partition}"
         else:
             assert partition is not None and partition not in gpu_partitions, f"{job.rule}: CPU job sent to {partition}"
+    assert any(int(r[0].get("gpu", 0)) for job, r, _ in submitted_with_gpu if job.rule == GPU_RULE)
+    assert gpu_jobs >= 1
 
 
 def test_memory_and_runtime_grow_with_each_retry(tree, submitted):

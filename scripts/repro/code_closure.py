@@ -49,6 +49,12 @@ def imported_modules(path: Path, scripts: Path = SCRIPTS) -> set[str]:
     return {m for m in found if m == PACKAGE or m.startswith(PACKAGE + ".")}
 
 
+@functools.cache
+def _imports(path: Path, scripts: Path) -> frozenset[str]:
+    """:func:`imported_modules`, parsed once per file per process (every stage's closure shares repro's core)."""
+    return frozenset(imported_modules(path, scripts))
+
+
 def _with_parents(module: str) -> list[str]:
     parts = module.split(".")
     return [".".join(parts[: i + 1]) for i in range(len(parts))]
@@ -64,7 +70,7 @@ def import_closure(entry: str, scripts: Path = SCRIPTS) -> tuple[Path, ...]:
         if path is None or path in seen:
             continue
         seen.add(path)
-        for module in imported_modules(path, scripts):
+        for module in _imports(path, scripts):
             todo.extend(_with_parents(module))
     if module_file(entry, scripts) is None:
         raise ModuleNotFoundError(f"stage entry {entry!r} has no file under {scripts}")

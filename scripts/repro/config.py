@@ -13,6 +13,7 @@ stops naming the file, the line and the key.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -95,12 +96,18 @@ def check_config_files(paths) -> None:
         load_strict(path)
 
 
+# libyaml's loader where PyYAML has it: the schemas are read at every DAG build (35 papers: 70 files).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _registry(schema_dir: Path) -> Registry:
+    # cached: the registry asks again for a schema at every reference to it (once per paper for defs)
+    @functools.cache
     def retrieve(uri: str) -> Resource:
         path = schema_dir / uri
         if not path.exists():
             raise ConfigError(f"schema {uri} not found in {schema_dir} (is that module built?)")
-        return Resource.from_contents(yaml.safe_load(path.read_text()))
+        return Resource.from_contents(yaml.load(path.read_text(), Loader=_LOADER))
 
     return Registry(retrieve=retrieve)
 

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from repro.device import autocast, to_device
 from repro.io import atomic_path
 from repro.progress import Progress
 
@@ -122,6 +123,8 @@ def train(
     fingerprint: str = "",
     desc: str = "train",
     seed: int | None = None,
+    device: torch.device | str | None = None,
+    precision: str = "fp32",
 ) -> TrainResult:
     """Minimise ``loss_fn`` over ``batches(epoch)`` for ``epochs`` epochs.
 
@@ -140,8 +143,15 @@ def train(
     (:func:`seed_epoch`), and ``batches(epoch)`` should draw its order from :func:`epoch_rng`: then a
     run resumed from any checkpoint equals an uninterrupted one bit for bit. Progress goes to the log
     at each epoch and at least once a minute within one (loss, validation, steps/s, elapsed, ETA).
+
+    With ``device`` set (from :func:`repro.device.pick_device`) the model and every tensor of each batch
+    are moved there; ``precision="bf16"`` runs ``loss_fn`` under bf16 autocast on CUDA (weights and
+    optimiser state stay float32; on the CPU it is ignored, so CPU runs stay bitwise repeatable).
     """
     result = TrainResult()
+    if device is not None:
+        device = torch.device(device)
+        model.to(device)
     best_state = copy.deepcopy(model.state_dict())
     start, since_best = 0, 0
     ckpt = Path(checkpoint) if checkpoint else None
@@ -173,7 +183,10 @@ def train(
         steps = Progress(f"{desc} epoch {epoch}", unit="steps", logger=log)
         for batch in batches(epoch):
             optimizer.zero_grad(set_to_none=True)
-            loss = loss_fn(model, batch)
+            if device is not None:
+                batch = to_device(batch, device)
+            with autocast(device or torch.device("cpu"), precision):
+                loss = loss_fn(model, batch)
             if not torch.isfinite(loss):
                 raise FloatingPointError(f"{desc}: non-finite loss at epoch {epoch}")
             loss.backward()

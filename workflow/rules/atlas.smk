@@ -9,6 +9,16 @@ ATLAS_FILES = {
     "splits": "data/atlas/splits",
     "manifest": "data/atlas/manifest.json",
 }
+# `workers` processes by default; a `resources: {data: {...}}` entry in the section replaces this.
+ATLAS_THREADS, ATLAS_RESOURCES = stage_resources(
+    {
+        "resources": {
+            "data": {"threads": ATLAS["workers"], "mem_mb": 4000, "runtime": 120}
+        }
+    }
+    | ATLAS,
+    "data",
+)
 ATLAS_SPLIT_LISTS = [
     repo_file("resources/atlas/atlas_val.csv"),
     repo_file("resources/atlas/atlas_test.csv"),
@@ -19,14 +29,18 @@ if ATLAS["source"] == "embedded":
 
     rule atlas_embedded:
         input:
-            code=code_files("data/atlas/__init__.py", "data/atlas/embedded.py"),
+            code=code_closure("repro.data.atlas.embedded"),
         output:
             raw=directory("data/atlas/raw"),
             entries="data/atlas/entries.json",
         log:
             "logs/data/atlas_embedded.log",
+        benchmark:
+            f"{BENCHMARKS}/data/atlas_embedded.tsv"
         conda:
             "../../envs/md.yaml"
+        resources:
+            **stage_resources({}, "data")[1],
         params:
             entry="repro.data.atlas.embedded",
             section=ATLAS,
@@ -41,12 +55,14 @@ elif ATLAS["source"] == "remote":
     rule atlas_download:
         input:
             splits=ATLAS_SPLIT_LISTS,
-            code=code_files("data/atlas"),
+            code=code_closure("repro.data.atlas.remote"),
         output:
             raw=directory("data/atlas/raw"),
             entries="data/atlas/entries.json",
         log:
             "logs/data/atlas_download.log",
+        benchmark:
+            f"{BENCHMARKS}/data/atlas_download.tsv"
         conda:
             "../../envs/md.yaml"
         params:
@@ -61,11 +77,13 @@ else:
     rule atlas_local:
         input:
             splits=ATLAS_SPLIT_LISTS,
-            code=code_files("data/atlas"),
+            code=code_closure("repro.data.atlas.remote"),
         output:
             entries="data/atlas/entries.json",
         log:
             "logs/data/atlas_local.log",
+        benchmark:
+            f"{BENCHMARKS}/data/atlas_local.tsv"
         conda:
             "../../envs/md.yaml"
         params:
@@ -79,19 +97,7 @@ rule atlas_data:
     input:
         raw=ATLAS_RAW,
         entries="data/atlas/entries.json",
-        code=code_files(
-            *[
-                f"data/atlas/{m}.py"
-                for m in (
-                    "__init__",
-                    "build",
-                    "preprocess",
-                    "atom14",
-                    "layout",
-                    "splits",
-                )
-            ]
-        ),
+        code=code_closure("repro.data.atlas.build"),
     output:
         processed=directory(ATLAS_FILES["processed"]),
         meta=ATLAS_FILES["meta"],
@@ -99,12 +105,13 @@ rule atlas_data:
         manifest=ATLAS_FILES["manifest"],
     log:
         "logs/data/atlas_data.log",
+    benchmark:
+        f"{BENCHMARKS}/data/atlas_data.tsv"
     conda:
         "../../envs/md.yaml"
-    threads: ATLAS["workers"]
+    threads: ATLAS_THREADS
     resources:
-        mem_mb=4000,
-        runtime=120,
+        **ATLAS_RESOURCES,
     params:
         entry="repro.data.atlas.build",
         section=ATLAS,

@@ -3,8 +3,11 @@
 Per replicate: heavy atoms of the amino-acid residues only, superposition of every frame
 on the first frame, every ``stride``-th frame, atom14 coordinates in Angstrom (float16)
 and C-alpha coordinates (float32). Unlike the naive path (load every atom of every frame,
-then select, superpose and stride), only the needed atoms are read, in chunks, so memory
-stays flat for 10,000-frame replicates; proteins run in a pool of processes.
+then select, superpose and stride), only the kept frames are decoded: XTC frames are
+compressed one by one and the file's frame offsets let the reader seek past the others
+(mdtraj's own ``stride`` decodes every frame and drops most). Frames are read in chunks
+and written straight into the output ``.npy`` files, so memory stays flat however long
+the trajectory; proteins run in a pool of processes.
 
 A protein whose input is bad (unreadable or truncated trajectory, topology that does not
 match the trajectory, missing replicate) fails with an :class:`InputError` naming the
@@ -19,6 +22,7 @@ import logging
 import multiprocessing
 import sys
 import types
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,34 +112,115 @@ def trajectory_atoms(path: Path, name: str) -> int:
         raise InputError(path, f"protein {name}: cannot read trajectory ({err})") from err
 
 
-def read_replicate(
-    path: Path, top: md.Topology, sel: Selection, stride: int, name: str, expected_frames: int | None = None
-) -> np.ndarray:
-    """Heavy-atom coordinates (Angstrom, float32) of every ``stride``-th frame, superposed on frame 0."""
+def _frames(handle, stride: int, atoms: np.ndarray) -> Iterator[np.ndarray]:
+    """Chunks (nm, float32) of every ``stride``-th frame of an open mdtraj trajectory file.
+
+    XTC files with stride > 1 seek frame by frame through their offsets, decoding only the kept frames;
+    other formats, and stride 1, read ``CHUNK_FRAMES`` frames per call.
+    """
+    if stride > 1 and isinstance(handle, md.formats.XTCTrajectoryFile):
+        n_frames = len(handle)
+        for first in range(0, n_frames, stride * CHUNK_FRAMES):
+            frames = []
+            for index in range(first, min(first + stride * CHUNK_FRAMES, n_frames), stride):
+                handle.seek(index)
+                frames.append(handle.read(1, atom_indices=atoms)[0])
+            yield np.concatenate(frames)
+        return
+    kept = 0
+    while True:
+        xyz = handle.read(CHUNK_FRAMES * stride, atom_indices=atoms)[0]
+        if len(xyz) == 0:
+            return
+        # keep the global frame numbers 0, stride, 2 stride, ... whatever the chunk boundaries
+        yield xyz[(-kept) % stride :: stride] if stride > 1 else xyz
+        kept += len(xyz)
+
+
+def iter_replicate(path: Path, top: md.Topology, sel: Selection, stride: int, name: str) -> Iterator[np.ndarray]:
+    """Heavy-atom coordinates (Angstrom, float32) of every ``stride``-th frame, superposed on frame 0, in chunks."""
     n_file = trajectory_atoms(path, name)
     if n_file != sel.n_atoms:
         raise InputError(path, f"protein {name}: trajectory has {n_file} atoms, topology {sel.n_atoms}")
-    parts, reference = [], None
+    heavy = top.subset(sel.atom_indices)
+    reference = None
     try:
-        for chunk in md.iterload(str(path), top=top, chunk=CHUNK_FRAMES, stride=stride, atom_indices=sel.atom_indices):
-            if reference is None:
-                reference = chunk[0]
-            chunk.superpose(reference)
-            parts.append(chunk.xyz)
-    except (OSError, RuntimeError, ValueError, EOFError) as err:
+        with md.open(str(path)) as handle:
+            for xyz in _frames(handle, stride, sel.atom_indices):
+                chunk = md.Trajectory(xyz, heavy)
+                if reference is None:
+                    reference = chunk[0]
+                chunk.superpose(reference)
+                yield chunk.xyz * NM_TO_ANGSTROM
+    except (OSError, RuntimeError, ValueError, EOFError, IndexError) as err:
         raise InputError(path, f"protein {name}: trajectory unreadable or truncated ({err})") from err
-    if not parts:
+    if reference is None:
         raise InputError(path, f"protein {name}: trajectory has no frames")
-    xyz = np.concatenate(parts) * NM_TO_ANGSTROM
+
+
+def _check_frames(path: Path, name: str, n_kept: int, stride: int, expected_frames: int | None) -> None:
     if expected_frames is not None:
         want = -(-expected_frames // stride)
-        if len(xyz) != want:
+        if n_kept != want:
             raise InputError(
                 path,
-                f"protein {name}: {len(xyz)} frames after stride {stride}, expected {want} "
+                f"protein {name}: {n_kept} frames after stride {stride}, expected {want} "
                 f"({expected_frames} frames in the archive): truncated?",
             )
+
+
+def read_replicate(
+    path: Path, top: md.Topology, sel: Selection, stride: int, name: str, expected_frames: int | None = None
+) -> np.ndarray:
+    """All of :func:`iter_replicate` in one array (the benchmark's read-only path)."""
+    xyz = np.concatenate(list(iter_replicate(path, top, sel, stride, name)))
+    _check_frames(path, name, len(xyz), stride, expected_frames)
     return xyz
+
+
+def write_replicate(
+    path: Path,
+    top: md.Topology,
+    sel: Selection,
+    stride: int,
+    name: str,
+    atom14_path: Path,
+    ca_path: Path,
+    expected_frames: int | None = None,
+) -> int:
+    """Stream one replicate into its atom14 (float16) and C-alpha (float32) ``.npy`` files; return the frames kept.
+
+    Chunks go into growing ``.npy`` files whose headers are written last, so memory holds one chunk at a time.
+    """
+    n_res = len(sel.ca)
+    n_kept = 0
+    with open(atom14_path, "wb") as a14, open(ca_path, "wb") as ca:
+        header_bytes = _reserve_header(a14), _reserve_header(ca)
+        for xyz in iter_replicate(path, top, sel, stride, name):
+            a14.write(gather_atom14(xyz, sel.atom14).astype(np.float16).tobytes())
+            ca.write(np.ascontiguousarray(xyz[:, sel.ca], np.float32).tobytes())
+            n_kept += len(xyz)
+        _write_header(a14, header_bytes[0], np.float16, (n_kept, n_res, 14, 3))
+        _write_header(ca, header_bytes[1], np.float32, (n_kept, n_res, 3))
+    _check_frames(path, name, n_kept, stride, expected_frames)
+    return n_kept
+
+
+HEADER_BYTES = 128  # a .npy version 1 header padded to 128 bytes holds any shape of four dimensions
+
+
+def _reserve_header(fh) -> int:
+    fh.write(b"\0" * HEADER_BYTES)
+    return HEADER_BYTES
+
+
+def _write_header(fh, size: int, dtype: type, shape: tuple[int, ...]) -> None:
+    """Write the ``.npy`` header for ``shape`` into the ``size`` bytes reserved at the start of ``fh``."""
+    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False, "shape": shape}
+    text = repr(header).encode("latin1")
+    pad = size - len(np.lib.format.MAGIC_PREFIX) - 2 - 2 - len(text) - 1
+    fh.seek(0)
+    fh.write(np.lib.format.magic(1, 0) + (len(text) + pad + 1).to_bytes(2, "little") + text + b" " * pad + b"\n")
 
 
 def naive_read_replicate(path: Path, top_path: Path, stride: int) -> np.ndarray:
@@ -173,15 +258,22 @@ def process_protein(
     with atomic_path(out_dir / name) as tmp:
         tmp.mkdir()
         for rep, path in sorted(paths.items()):
-            xyz = read_replicate(path, top, sel, stride, name, expected_frames)
-            np.save(tmp / atom14_name(name, rep, stride), gather_atom14(xyz, sel.atom14).astype(np.float16))
-            np.save(tmp / ca_name(name, rep), xyz[:, sel.ca].astype(np.float32))
+            n_frames = write_replicate(
+                path,
+                top,
+                sel,
+                stride,
+                name,
+                tmp / atom14_name(name, rep, stride),
+                tmp / ca_name(name, rep),
+                expected_frames,
+            )
             rows.append(
                 {
                     "name": name,
                     "replicate": rep,
                     "n_res": len(sel.ca),
-                    "n_frames": len(xyz),
+                    "n_frames": n_frames,
                     "n_heavy_atoms": len(sel.atom_indices),
                     "stride": stride,
                     "source_file": path.name,

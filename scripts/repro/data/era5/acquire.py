@@ -17,10 +17,10 @@ from typing import Any
 import xarray as xr
 import yaml
 
-from repro.data.era5.canonical import Selection, canonicalise, channel_names
-from repro.data.era5.readers import open_source
+from repro.data.era5.canonical import Selection, canonicalise_indexed, channel_names
+from repro.data.era5.readers import guess_format, local_zarr_root, open_source
 from repro.data.era5.shallow_water import ShallowWaterSettings, simulate
-from repro.data.era5.writer import store_bytes, write_canonical
+from repro.data.era5.writer import chunk_readers, store_bytes, write_canonical
 from repro.io import InputError, write_json
 
 log = logging.getLogger(__name__)
@@ -90,29 +90,41 @@ def open_configured(section: dict[str, Any], work_dir: Path) -> tuple[xr.Dataset
     if source == "remote":
         url = remote_url(section)
         storage = section["remote"].get("storage_options", {})
-        return open_source(url, "zarr", storage), {"kind": "remote", "url": url, "licence": "ERA5: Copernicus licence"}
+        ds = open_source(url, "zarr", storage, lazy=True)
+        return ds, {"kind": "remote", "url": url, "licence": "ERA5: Copernicus licence"}
     if source == "cds":
         path = work_dir / "cds_download.nc"
         if not path.exists():
             cds_download(section, path)
-        return open_source(str(path), "netcdf"), {
+        return open_source(str(path), "netcdf", lazy=True), {
             "kind": "cds",
             "url": "https://cds.climate.copernicus.eu",
             "licence": "ERA5: Copernicus licence",
         }
     local = section["local"]
-    return open_source(local["path"], local.get("format")), {
+    return open_source(local["path"], local.get("format"), lazy=True), {
         "kind": "local",
         "url": local["path"],
         "licence": local.get("licence", "unknown"),
     }
 
 
+def source_readers(section: dict[str, Any], url: str | None, plan) -> dict | None:
+    """Chunk-file readers when the source is a local zarr store (file:// or a path), else None (xarray reads)."""
+    if url is None or section["source"] not in ("remote", "local"):
+        return None
+    fmt = section.get("local", {}).get("format") if section["source"] == "local" else "zarr"
+    root = local_zarr_root(url)
+    if root is None or (fmt or guess_format(url)) != "zarr":
+        return None
+    return chunk_readers(root, plan)
+
+
 def convert(section: dict[str, Any], store: Path, norm_stats: Path, manifest: Path, workers: int = 4) -> dict[str, Any]:
     """Open, canonicalise, write resumably, then write the manifest last (its presence means complete)."""
     raw, described = open_configured(section, store.parent)
     where = described.get("url", described["kind"])
-    ds = canonicalise(raw, selection(section), where)
+    ds, plan = canonicalise_indexed(raw, selection(section), where)
     summary = write_canonical(
         ds,
         store,
@@ -121,6 +133,7 @@ def convert(section: dict[str, Any], store: Path, norm_stats: Path, manifest: Pa
         chunk_time=section.get("chunk_time", 1),
         workers=workers,
         norm_stats_path=norm_stats,
+        readers=source_readers(section, described.get("url"), plan),
     )
     times = ds["time"].values
     record = described | {

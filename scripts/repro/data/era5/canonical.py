@@ -38,8 +38,12 @@ def rename_to_wb2(ds: xr.Dataset) -> xr.Dataset:
     elif "valid_time" in ds.dims and "time" in ds.variables:
         ds = ds.drop_vars("time")
     renames = {k: v for k, v in DIM_ALIASES.items() if k in ds.variables or k in ds.dims}
-    renames |= {k: v for k, v in VARIABLE_ALIASES.items() if k in ds.data_vars and v not in ds.data_vars}
-    return ds.rename(renames)
+    return ds.rename(renames | _variable_renames(ds))
+
+
+def _variable_renames(ds: xr.Dataset) -> dict[str, str]:
+    """Short source names that get their WB2 name (a WB2 name already present wins)."""
+    return {k: v for k, v in VARIABLE_ALIASES.items() if k in ds.data_vars and v not in ds.data_vars}
 
 
 def canonical_longitude(ds: xr.Dataset, where: str) -> xr.Dataset:
@@ -110,30 +114,70 @@ def _select_time(ds: xr.Dataset, sel: Selection, where: str) -> xr.Dataset:
     return ds.isel(time=np.flatnonzero(keep))
 
 
-def canonicalise(ds: xr.Dataset, sel: Selection, where: str) -> xr.Dataset:
-    """Lazily subset ``ds`` to ``sel`` in the canonical layout; ``where`` names the store in errors."""
+INDEX_PREFIX = "source_index_"
+
+
+@dataclass(frozen=True)
+class SourceIndex:
+    """Where canonical variable ``name`` comes from: the source's variable, its dims, and per dim the indices."""
+
+    name: str
+    dims: tuple[str, ...]
+    indices: dict[str, np.ndarray]
+
+
+def _to_float32(var: xr.DataArray) -> xr.DataArray:
+    """Cast dask or in-memory data; leave lazily indexed backend arrays alone (casting those loads them whole)."""
+    if var.chunks is not None or var.variable._in_memory:
+        return var.astype(np.float32)
+    return var
+
+
+def canonicalise_indexed(ds: xr.Dataset, sel: Selection, where: str) -> tuple[xr.Dataset, dict[str, SourceIndex]]:
+    """:func:`canonicalise`, and for each variable the source indices each canonical position was taken from.
+
+    The indices are tracked by coordinates attached before any selection, so they are exactly what the
+    selections did, whatever their order; a chunk reader uses them to read the source without xarray.
+    """
+    wb2_names = _variable_renames(ds)
+    source_names = {wb2_names.get(str(v), str(v)): str(v) for v in ds.data_vars}
     ds = rename_to_wb2(ds)
+    source_dims = {str(v): tuple(map(str, ds[v].dims)) for v in ds.data_vars}
     missing = [v for v in sel.variables if v not in ds.data_vars]
     if missing:
         raise InputError(where, f"missing variable(s) {missing}; the store has {sorted(map(str, ds.data_vars))}")
     _check_dims(ds, sel.variables, where)
     ds = ds[list(sel.variables)]
+    ds = ds.assign_coords({INDEX_PREFIX + str(d): (d, np.arange(ds.sizes[d])) for d in ds.dims})
     ds = _select_levels(ds, sel.levels, sel.variables, where)
     ds = _select_time(ds, sel, where)
     if sel.members and "realization" in ds.dims:
         ds = ds.sel(realization=list(sel.members))
     ds = canonical_latitude(canonical_longitude(ds, where))
+    index = {str(d): np.asarray(ds[INDEX_PREFIX + str(d)].values) for d in ds.dims}
     keep_coords = set(CANONICAL_ORDER)
     ds = ds.drop_vars([c for c in ds.coords if c not in keep_coords])
     out = xr.Dataset(coords={c: ds[c] for c in ds.coords})
+    plan = {}
     for name in sel.variables:
         var = ds[name]
         order = [d for d in CANONICAL_ORDER if d in var.dims]
-        out[name] = var.transpose(*order).astype(np.float32)
+        out[name] = _to_float32(var.transpose(*order))
         out[name].attrs = {k: v for k, v in var.attrs.items() if isinstance(v, (str, int, float))}
+        dims = source_dims[name]
+        plan[name] = SourceIndex(source_names[name], dims, {d: index[d] for d in dims})
     out["latitude"] = out["latitude"].astype(np.float64)
     out["longitude"] = out["longitude"].astype(np.float64)
-    return out
+    return out, plan
+
+
+def canonicalise(ds: xr.Dataset, sel: Selection, where: str) -> xr.Dataset:
+    """Lazily subset ``ds`` to ``sel`` in the canonical layout; ``where`` names the store in errors.
+
+    Dask-backed and in-memory variables come out float32; lazily indexed backend arrays (a source opened
+    with ``lazy=True``) keep their dtype until the writer casts each block it reads.
+    """
+    return canonicalise_indexed(ds, sel, where)[0]
 
 
 def channel_names(ds: xr.Dataset) -> list[str]:
