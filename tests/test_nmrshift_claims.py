@@ -38,7 +38,7 @@ def metrics():
         per[f"{n}/weak_only"] = variant(3.0, set_scale=0.1)
     per["1H/semi_nosolvent"] = variant(1.2)
     variants = {k: {"max_Lmol_minus_Latom_per_molecule": -0.1} for k in per}
-    for key, (v, block, n) in FULL_SCALE.items():
+    for v, block, n in FULL_SCALE.values():
         variants.setdefault(f"{n}/{v}", {})[block] = {"mae": 1.0}
     return {
         "per_molecule": per,

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval
+from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval, deviation_from_reported
 
 # reported.yaml key -> (summary metric, tolerance kind, tolerance): our tolerances around the paper's numbers.
 FULL_SCALE = {
@@ -41,18 +41,6 @@ def _rs_gain(baseline: str) -> Callable[[Mapping[str, Any]], Measured]:
         result = bootstrap_interval((theirs, ours), lambda b, a: np.mean(b) - np.mean(a))
         result.details |= {"biodynaspec": float(np.mean(ours)), baseline: float(np.mean(theirs)), "draws": ours.size}
         return result
-
-    return measure
-
-
-def _paper_deviation(key: str) -> Callable[[Mapping[str, Any]], Measured]:
-    metric, kind, _ = FULL_SCALE[key]
-
-    def measure(m: Mapping[str, Any]) -> Measured:
-        ours = m["summary"]["biodynaspec"][metric]
-        paper = float(m["reported"][key])
-        gap = np.abs(ours - paper) / (np.abs(paper) if kind == "rel" else 1.0)
-        return Measured(float(gap), details={"ours": ours, "paper": paper, "tolerance": kind})
 
     return measure
 
@@ -121,7 +109,9 @@ CLAIMS = [
             f"BioDynaSpec {metric} on the ATLAS test set within {tol:g}{' (relative)' if kind == 'rel' else ''} "
             "of the paper's number",
             Test("<=", tol),
-            _paper_deviation(key),
+            deviation_from_reported(
+                key, lambda m, metric=metric: m["summary"]["biodynaspec"][metric], relative=kind == "rel"
+            ),
             reported=key,
             scales=("full",),
         )

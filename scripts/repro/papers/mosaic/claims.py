@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval
+from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval, deviation_from_reported
 
 FULL_TOLERANCE = 0.05  # the brief's +-5 % band on the paper's 240 h scores
 SPREAD_SKILL_TOLERANCE = 0.10  # +-10 % around the paper's spread/skill ratio at 240 h
@@ -61,15 +61,9 @@ def _cost_slope(m: Mapping[str, Any]) -> Measured:
     return Measured(float(sparse[0]), details={"dense_slope": float(dense[0]), "tokens": [r["tokens"] for r in rows]})
 
 
-def _paper_deviation(key: str) -> Callable[[Mapping[str, Any]], Measured]:
+def _score(key: str) -> Callable[[Mapping[str, Any]], float]:
     score, channel, hours = FULL_SCALE[key]
-
-    def measure(m: Mapping[str, Any]) -> Measured:
-        ours = m["scores"]["mosaic"][score][m["channels"].index(channel)][m["lead_hours"].index(hours)]
-        paper = float(m["reported"][key])
-        return Measured(float(np.abs(ours / paper - 1.0)), details={"ours": ours, "paper": paper})
-
-    return measure
+    return lambda m: m["scores"]["mosaic"][score][m["channels"].index(channel)][m["lead_hours"].index(hours)]
 
 
 CLAIMS = [
@@ -165,7 +159,7 @@ CLAIMS = [
         f"{100 * (SPREAD_SKILL_TOLERANCE if score == 'spread_skill' else FULL_TOLERANCE):g} % of the paper's number "
         "(relative deviation)",
         Test("<=", SPREAD_SKILL_TOLERANCE if score == "spread_skill" else FULL_TOLERANCE),
-        _paper_deviation(key),
+        deviation_from_reported(key, _score(key)),
         reported=key,
         scales=("full",),
     )

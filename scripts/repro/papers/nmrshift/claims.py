@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval
+from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval, deviation_from_reported
 
 NUCLEI = ("1H", "13C")
 COLLAPSE_RATIO = 1.5  # weak-only atom/set error ratio at least 1.5x the semi-supervised one
@@ -101,15 +101,9 @@ def _twin_gap(m: Mapping[str, Any]) -> float:
     return float(np.max(gaps))
 
 
-def _paper_deviation(key: str) -> Callable[[Mapping[str, Any]], Measured]:
+def _mae(key: str) -> Callable[[Mapping[str, Any]], float]:
     variant, block, nucleus = FULL_SCALE[key]
-
-    def measure(m: Mapping[str, Any]) -> Measured:
-        ours = m["variants"][f"{nucleus}/{variant}"][block]["mae"]
-        paper = float(m["reported"][key])
-        return Measured(float(np.abs(ours / paper - 1.0)), details={"ours": ours, "paper": paper})
-
-    return measure
+    return lambda m: m["variants"][f"{nucleus}/{variant}"][block]["mae"]
 
 
 CLAIMS = [
@@ -188,7 +182,7 @@ CLAIMS = [
             f"{nucleus} {block} MAE of the {variant} model within {100 * FULL_TOLERANCE:g} % of the paper's "
             "(relative deviation)",
             Test("<=", FULL_TOLERANCE),
-            _paper_deviation(key),
+            deviation_from_reported(key, _mae(key)),
             reported=key,
             scales=("full",),
         )
