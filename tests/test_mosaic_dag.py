@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -26,13 +27,15 @@ def job_counts(text: str) -> dict[str, int]:
 def test_embedded_dag_has_every_stage_without_gpus():
     out = dry_run()
     counts = job_counts(out)
-    assert counts["mosaic_train"] == 3 and counts["era5_data"] == 1 and counts["era5_sample"] == 1
+    variants = yaml.safe_load((REPO / "config/config.yaml").read_text())["papers"]["mosaic"]["variants"]
+    assert counts["mosaic_train"] == len(variants) and counts["era5_data"] == 1 and counts["era5_sample"] == 1
     assert counts["mosaic_evaluate"] == 1 and counts["mosaic_figures"] == 1 and counts["mosaic_attention_cost"] == 1
     assert "gpu=1" not in out
 
 
 def test_full_scale_asks_for_gpus_on_training_and_evaluation():
     out = dry_run("--configfile", "config/full.yaml")
+    assert job_counts(out)["mosaic_train"] == 3  # the dense twin trains at full scale
     blocks = out.split("\nrule ") + out.split("\nlocalrule ")
     gpu_rules = {b.split(":")[0].strip() for b in blocks if "gpu=1" in b}
     assert {"mosaic_train", "mosaic_evaluate", "mosaic_attention_cost"} <= gpu_rules

@@ -9,13 +9,26 @@ from types import SimpleNamespace as NS
 
 import numpy as np
 import pytest
+import torch
 import xarray as xr
 import yaml
+from interrupt import Interrupted, interrupted_at
 
 from repro.data.era5 import acquire, sample
 from repro.papers.mosaic import attention_cost, evaluate, figures, train
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def train_job(params, variant, store, stats, out, name=None):
+    name = name or variant
+    return NS(
+        params=params,
+        wildcards=NS(variant=variant),
+        threads=1,
+        input=NS(store=str(store), norm_stats=str(stats), code=[train.__file__]),
+        output=NS(model=str(out / f"{name}.pt"), history=str(out / f"{name}.json")),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +43,8 @@ def run(tmp_path_factory):
         "val": ["2000-01-08", "2000-01-09T18"],
         "test": ["2000-01-10", "2000-01-12T18"],
     }
-    s["model"] |= {"width": 16, "depth": 1, "heads": 2, "kv_heads": 1, "patch": 2, "tile": [2, 2], "local_block": 16}
+    s["variants"] = ["mosaic", "dense", "mse"]
+    s["model"] |= {"width": 16, "depth": 1, "heads": 2, "kv_heads": 1, "patch": 1, "tile": [2, 2], "local_block": 16}
     s["train"] |= {"epochs": 1, "batch_size": 8}
     s["evaluate"] |= {"members": 3, "lead_steps": 4, "max_wavenumber": 7}
     s["attention_cost"] |= {"tokens": [64, 128], "repeats": 1}
@@ -44,15 +58,7 @@ def run(tmp_path_factory):
     )
     common = NS(settings=s, seed=0, device="cpu", checkpoints=str(tmp / "ckpt"), scale="smoke")
     for variant in ("mosaic", "dense", "mse"):
-        train.main(
-            NS(
-                params=common,
-                wildcards=NS(variant=variant),
-                threads=1,
-                input=NS(store=str(store), norm_stats=str(stats)),
-                output=NS(model=str(tmp / f"{variant}.pt"), history=str(tmp / f"{variant}.json")),
-            )
-        )
+        train.main(train_job(common, variant, store, stats, tmp))
     attention_cost.main(NS(params=common, output=NS(cost=str(tmp / "cost.json"))))
     outputs = {f"forecast_{v}": str(tmp / f"fc_{v}.zarr") for v in ("mosaic", "dense", "mse")}
     evaluate.main(
@@ -62,6 +68,8 @@ def run(tmp_path_factory):
                 store=str(store),
                 norm_stats=str(stats),
                 sample=str(tmp / "sample.zarr"),
+                cost=str(tmp / "cost.json"),
+                reported=str(REPO / "resources/mosaic/reported.yaml"),
                 **{v: str(tmp / f"{v}.pt") for v in ("mosaic", "dense", "mse")},
             ),
             output=NS(metrics=str(tmp / "metrics.json"), claims=str(tmp / "claims.json"), **outputs),
@@ -74,6 +82,7 @@ def run(tmp_path_factory):
             output=NS(**{k: str(tmp / f"{k}.png") for k in ("spectral_ratio", "skill", "attention_cost")}),
         )
     )
+    (tmp / "settings.json").write_text(json.dumps(s))
     return tmp
 
 
@@ -101,5 +110,22 @@ def test_claims_and_metrics_are_computed(run):
         assert (run / f"{name}.png").stat().st_size > 1000
 
 
-def test_one_checkpoint_per_variant_keyed_by_code_and_settings(run):
-    assert len(list((run / "ckpt").glob("mosaic-*.pt"))) == 1
+def test_checkpoints_are_removed_once_the_model_is_written(run):
+    assert not list((run / "ckpt").glob("*.pt"))
+
+
+def test_interrupted_training_resumes_bit_for_bit(run, tmp_path, monkeypatch):
+    """Raised inside the loop at epoch 2 (after the epoch-1 checkpoint), rerun: the same weights."""
+    s = copy.deepcopy(json.loads((run / "settings.json").read_text()))
+    s["train"] |= {"epochs": 3, "patience": 5}
+    params = NS(settings=s, seed=0, device="cpu", checkpoints=str(tmp_path / "ck"))
+    monkeypatch.setattr(train, "CHECKPOINT_EVERY", 2)
+    train.main(train_job(params, "mosaic", run / "era5.zarr", run / "norm_stats.npz", tmp_path, "reference"))
+    with interrupted_at(monkeypatch, 2) as hits, pytest.raises(Interrupted):
+        train.main(train_job(params, "mosaic", run / "era5.zarr", run / "norm_stats.npz", tmp_path, "resumed"))
+    assert hits == [2] and list((tmp_path / "ck").glob("*.pt"))
+    train.main(train_job(params, "mosaic", run / "era5.zarr", run / "norm_stats.npz", tmp_path, "resumed"))
+    a, b = (torch.load(tmp_path / f"{n}.pt", weights_only=False) for n in ("reference", "resumed"))
+    assert a["history"] == b["history"]
+    for key in a["state"]:
+        assert torch.equal(a["state"][key], b["state"][key]), key

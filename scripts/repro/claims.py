@@ -191,6 +191,23 @@ def bootstrap_interval(
     return Measured(value, Interval(float(ci.low), float(ci.high), method, n_resamples))
 
 
+def deviation_from_reported(
+    key: str, ours: Callable[[Mapping[str, Any]], float], relative: bool = True
+) -> Callable[[Mapping[str, Any]], Measured]:
+    """A full-scale claim's ``measure``: |ours - paper|, divided by |paper| when ``relative``.
+
+    The paper's number is read from ``outputs["reported"][key]``, which the evaluate stage copies from
+    ``resources/<slug>/reported.yaml``, so the measure stays a pure function of the stage outputs.
+    """
+
+    def measure(outputs: Mapping[str, Any]) -> Measured:
+        value, paper = float(ours(outputs)), float(outputs["reported"][key])
+        gap = abs(value - paper) / (abs(paper) if relative else 1.0)
+        return Measured(gap, details={"ours": value, "paper": paper, "relative": relative})
+
+    return measure
+
+
 @dataclass
 class Claim:
     """One checked claim of a paper (what ``claims.json`` holds, one entry each)."""

@@ -33,7 +33,14 @@ from repro.data.spectra.molecules import (
     filtered_molecule,
     symmetry_classes,
 )
-from repro.data.spectra.sdf import SPECTRUM_KEYS, carbon_assignments, parse_spectrum_field, proton_assignments, read_sdf
+from repro.data.spectra.sdf import (
+    carbon_assignments,
+    parse_spectrum_field,
+    proton_assignments,
+    read_sdf,
+    spectrum_fields,
+    spectrum_solvents,
+)
 from repro.data.spectra.solvents import solvent_group
 from repro.entry import Job
 from repro.io import InputError, atomic_path, read_json, sha256, write_json
@@ -96,51 +103,76 @@ def _row(mol_id, smiles, nucleus, solvent, atoms, coords, mask, target, observed
     }
 
 
+def spectrum_target(rec, canon, source_index, n_atoms: int, nucleus: str, field: str, settings) -> np.ndarray:
+    """Per-atom shifts (canonical order, NaN where unassigned) of one spectrum field; Rejected when malformed."""
+    low, high = RANGES[nucleus]
+    signals = parse_spectrum_field(field, settings["atom_index_base"])
+    canon_of = {src: i for i, src in enumerate(source_index)}
+    target = np.full(n_atoms, np.nan)
+    if nucleus == "13C":
+        for idx, shift in carbon_assignments(rec.mol, signals).items():
+            target[canon_of[idx]] = shift
+    else:
+        for carrier, shifts in proton_assignments(rec.mol, signals).items():
+            hs = [n.GetIdx() for n in canon.GetAtomWithIdx(canon_of[carrier]).GetNeighbors() if n.GetAtomicNum() == 1]
+            if len(shifts) not in (1, len(hs)):
+                raise Rejected("bad_assignment", f"{len(shifts)} distinct shifts for {len(hs)} H on atom {carrier}")
+            target[hs] = shifts if len(shifts) == len(hs) else shifts[0]
+    mask = np.isfinite(target)
+    if np.any((target[mask] <= low) | (target[mask] >= high)):
+        raise Rejected("out_of_range", f"shift outside ({low:g}, {high:g}) ppm")
+    return target
+
+
+def combine_spectra(targets: list[np.ndarray]) -> np.ndarray:
+    """Per-atom median over the spectra of one solvent that assign the atom (NaN where none does)."""
+    stack = np.stack(targets)
+    covered = np.isfinite(stack).any(axis=0)
+    out = np.full(stack.shape[1], np.nan)
+    out[covered] = np.nanmedian(stack[:, covered], axis=0)
+    return out
+
+
 def labelled_rows(
     path: Path, nucleus: str, settings: dict[str, Any], cache: ConformerCache, log_: RejectionLog
 ) -> Iterator[dict[str, Any]]:
-    """Per-atom assigned records of one nucleus from an NMRShiftDB2 SD file."""
-    low, high = RANGES[nucleus]
+    """Per-atom assigned records of one nucleus from an NMRShiftDB2 SD file.
+
+    Every ``Spectrum <nucleus> <i>`` field counts, with its own solvent (line ``<i>:`` of ``Solvent``); a
+    malformed spectrum is rejected with its reason and the record's other spectra are kept. Several spectra
+    in one solvent become one record (per-atom median); each solvent gets its own record, whose ``mol_id``
+    carries ``@<solvent>`` when the molecule was measured in more than one.
+    """
     for rec in read_sdf(path):
         where = f"{path.name}#{rec.index}"
-        field = rec.props.get(SPECTRUM_KEYS[nucleus])
+        fields = spectrum_fields(rec.props, nucleus)
         if rec.mol is None:
             log_.reject("labelled", nucleus, where, Rejected("bad_molecule", "RDKit cannot read the molfile"))
             continue
-        if field is None:
+        if not fields:
             continue
         try:
             check_molecule(rec.mol)
-            signals = parse_spectrum_field(field, settings["atom_index_base"])
             smiles, canon, source_index, coords, atoms = _geometry(rec.mol, cache)
-            canon_of = {src: i for i, src in enumerate(source_index)}
-            target = np.full(atoms.size, np.nan)
-            if nucleus == "13C":
-                for idx, shift in carbon_assignments(rec.mol, signals).items():
-                    target[canon_of[idx]] = shift
-            else:
-                for carrier, shifts in proton_assignments(rec.mol, signals).items():
-                    hs = [
-                        n.GetIdx()
-                        for n in canon.GetAtomWithIdx(canon_of[carrier]).GetNeighbors()
-                        if n.GetAtomicNum() == 1
-                    ]
-                    if len(shifts) not in (1, len(hs)):
-                        raise Rejected(
-                            "bad_assignment", f"{len(shifts)} distinct shifts for {len(hs)} H on atom {carrier}"
-                        )
-                    target[hs] = shifts if len(shifts) == len(hs) else shifts[0]
-            mask = np.isfinite(target)
-            if np.any((target[mask] <= low) | (target[mask] >= high)):
-                raise Rejected("out_of_range", f"shift outside ({low:g}, {high:g}) ppm")
         except Rejected as err:
             log_.reject("labelled", nucleus, where, err)
             continue
-        log_.keep("labelled", nucleus)
+        default, solvents = spectrum_solvents(rec.props.get("Solvent", ""))
+        by_solvent: dict[str, list[np.ndarray]] = {}
+        for index, field in fields:
+            try:
+                target = spectrum_target(rec, canon, source_index, atoms.size, nucleus, field, settings)
+            except Rejected as err:
+                log_.reject("labelled", nucleus, f"{where} spectrum {index}", err)
+                continue
+            by_solvent.setdefault(solvents.get(index, default), []).append(target)
         mol_id = rec.props.get("nmrshiftdb2 ID", f"sdf-{rec.index}")
-        yield _row(
-            mol_id, smiles, nucleus, rec.props.get("Solvent", ""), atoms, coords, mask, target, target[mask], canon
-        )
+        for solvent, targets in by_solvent.items():
+            target = combine_spectra(targets)
+            mask = np.isfinite(target)
+            log_.keep("labelled", nucleus)
+            row_id = mol_id if len(by_solvent) == 1 else f"{mol_id}@{solvent}"
+            yield _row(row_id, smiles, nucleus, solvent, atoms, coords, mask, target, target[mask], canon)
 
 
 def literature_batches(path: Path, batch_rows: int = 50_000) -> Iterator[pd.DataFrame]:

@@ -1,7 +1,9 @@
 """NMRShiftDB2 SD files with signals: reading the per-atom assignments, and writing the same layout.
 
 A spectrum property looks like ``Spectrum 13C 0`` = ``17.6;0.0Q;10|18.3;0.0T;0|`` (shift; intensity
-and multiplicity; atom index). Indices in ``nmrshiftdb2withsignals.sd`` are 0-based (``atom_index_base``
+and multiplicity; atom index). The number after the nucleus is the spectrum's index within the record:
+a record may hold ``Spectrum 13C 0``, ``Spectrum 1H 1``, ``Spectrum 13C 2``, and its ``Solvent`` field
+then lists one solvent per spectrum index, one ``<i>:<name>`` line each (``0:Chloroform-D1 (CDCl3)``). Indices in ``nmrshiftdb2withsignals.sd`` are 0-based (``atom_index_base``
 makes that a setting). ¹H assignments may point at the H atom or at its heavy-atom carrier; both
 are accepted and resolved to the carrier, whose H atoms then get the shift.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +22,8 @@ from rdkit import Chem, rdBase
 from repro.data.spectra.molecules import Rejected
 from repro.io import InputError
 
-SPECTRUM_KEYS = {"13C": "Spectrum 13C 0", "1H": "Spectrum 1H 0"}
+SPECTRUM_FIELD = re.compile(r"^Spectrum\s+(13C|1H)\s+(\d+)$")
+SOLVENT_LINE = re.compile(r"^\s*(\d+)\s*:\s*(.*?)\s*$")
 
 
 @dataclass
@@ -55,6 +59,32 @@ def read_sdf(path: str | os.PathLike) -> Iterator[SdfRecord]:
         for index, mol in enumerate(Chem.ForwardSDMolSupplier(handle, removeHs=False, sanitize=True)):
             props = mol.GetPropsAsDict() if mol is not None else {}
             yield SdfRecord(index, mol, {k: str(v) for k, v in props.items()})
+
+
+def spectrum_fields(props: dict[str, str], nucleus: str) -> list[tuple[int, str]]:
+    """Every ``Spectrum <nucleus> <i>`` field of a record as (spectrum index i, text), by index."""
+    found = []
+    for key, value in props.items():
+        match = SPECTRUM_FIELD.match(key.strip())
+        if match and match.group(1) == nucleus:
+            found.append((int(match.group(2)), value))
+    return sorted(found)
+
+
+def spectrum_solvents(field: str) -> tuple[str, dict[int, str]]:
+    """The ``Solvent`` field as (solvent of spectra it does not list, {spectrum index: solvent}).
+
+    NMRShiftDB2 writes one ``<i>:<name>`` line per spectrum index; a field without indices (one name)
+    is the solvent of every spectrum of the record.
+    """
+    by_index, plain = {}, []
+    for line in str(field or "").splitlines():
+        match = SOLVENT_LINE.match(line)
+        if match:
+            by_index[int(match.group(1))] = match.group(2)
+        elif line.strip():
+            plain.append(line.strip())
+    return " ".join(plain), by_index
 
 
 def parse_spectrum_field(field: str, atom_index_base: int = 0) -> list[tuple[float, int]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import signal
 
-from repro.io import read_json, write_text
+from repro.io import read_json
 from repro.plotting import PALETTE, save, subplots
 
 TABLE_KEYS = [
@@ -89,25 +89,6 @@ def psd_figure(samples, metrics: dict, path, n_pcs: int = 2) -> None:
     save(fig, path)
 
 
-def table_markdown(metrics: dict) -> str:
-    head = "| model | " + " | ".join(label for _, label in TABLE_KEYS) + " |"
-    lines = [head, "|" + "---|" * (len(TABLE_KEYS) + 1)]
-    for model, summ in metrics["summary"].items():
-        cells = ["–" if summ.get(k) is None else f"{summ[k]:.3f}" for k, _ in TABLE_KEYS]
-        lines.append(f"| {metrics['labels'][model]} | " + " | ".join(cells) + " |")
-    paper = metrics["paper"]
-    cells = [
-        f"{paper[k]:.3f}" if k in paper else "–"
-        for k in ("r_250", "rmwd", "md_pca_w2", "joint_pca_w2", "pca_psd_logcorr", "cfre")
-    ]
-    lines.append("| paper BioDynaSpec (ATLAS test, full scale) | " + " | ".join(cells) + " |")
-    note = (
-        f"\nR_s at s = {metrics['s_report']}; ensemble metrics are medians over items; "
-        "* = our definition (the paper's is not public); C-alpha only; scale: " + metrics["scale"] + "\n"
-    )
-    return "\n".join(lines) + "\n" + note
-
-
 def table_figure(metrics: dict, path) -> None:
     fig, axes = subplots(width=9.0, height=0.5 + 0.3 * (len(metrics["summary"]) + 2))
     ax = axes[0, 0]
@@ -139,4 +120,3 @@ def main(job) -> None:
     pca_figure(samples, metrics, job.output.pca)
     psd_figure(samples, metrics, job.output.psd)
     table_figure(metrics, job.output.table)
-    write_text(job.output.table_md, table_markdown(metrics))

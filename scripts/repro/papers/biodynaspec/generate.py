@@ -37,15 +37,14 @@ def generate(
         return np.repeat(start[None, None], n_samples, 0).repeat(1 + num_frames, 1)
     rep = MODELS[name].representation
     generator = torch.Generator().manual_seed(seed)
-    trajs = []
-    for _ in range(n_samples):
-        anchor, deltas = start.astype(np.float64), []
-        for _ in range(math.ceil(num_frames / window)):
-            slots = net.sample(
-                torch.as_tensor(anchor[None], dtype=torch.float32), torch.as_tensor(types[None]), generator
-            )[0].numpy()
-            delta = from_slots(slots * scales[:, None, None], rep, window)
-            deltas.append(delta)
-            anchor = anchor + delta[-1]
-        trajs.append(compose_windows(start, np.stack(deltas))[: 1 + num_frames])
-    return np.stack(trajs)
+    # All samples are drawn as one batch: each window of every sample is anchored on that sample's last frame.
+    anchor = np.repeat(start.astype(np.float64)[None], n_samples, 0)
+    batch_types = torch.as_tensor(np.repeat(types[None], n_samples, 0))
+    deltas = []
+    for _ in range(math.ceil(num_frames / window)):
+        slots = net.sample(torch.as_tensor(anchor, dtype=torch.float32), batch_types, generator).numpy()
+        delta = np.stack([from_slots(x * scales[:, None, None], rep, window) for x in slots])
+        deltas.append(delta)
+        anchor = anchor + delta[:, -1]
+    windows = np.stack(deltas, axis=1)  # (samples, windows, W, L, 3)
+    return np.stack([compose_windows(start, w)[: 1 + num_frames] for w in windows])

@@ -2,7 +2,9 @@
 
 Windows slide over every anchor position of each training replicate; a batch holds
 windows of one protein (no padding), cropped to ``crop`` contiguous residues as in MDGen.
-Seeded, checkpointed and resumable through :func:`repro.training.train`.
+Seeded per epoch, checkpointed and resumable through :func:`repro.training.train`: batches come from
+``default_rng([seed, epoch])`` and the diffusion noise from the per-epoch seeded torch generator, so a
+resumed run equals an uninterrupted one bit for bit.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from repro.data.atlas.splits import read_split
 from repro.io import InputError
 from repro.papers.biodynaspec.data import read_meta, slot_scales, to_slots, training_windows
 from repro.papers.biodynaspec.registry import MODELS, build_network
-from repro.training import save_checkpoint, seed_everything, train
+from repro.training import fingerprint_of, save_checkpoint, seed_everything, train
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +75,10 @@ def main(job) -> None:
         len(sets),
         np.round(scales, 3),
     )
-    # the rule keys checkpoints by settings and code; the data's metadata keys them by data, so a
-    # rerun after a data update starts afresh instead of resuming weights fitted to the old data
-    data_key = hashlib.sha256(Path(job.input.meta).read_bytes()).hexdigest()[:10]
+    # The checkpoint is keyed by settings, seed, code and the data's metadata, so a rerun after any of
+    # them changed starts afresh instead of resuming weights fitted to something else.
+    data_key = hashlib.sha256(Path(job.input.meta).read_bytes()).hexdigest()
+    checkpoint = Path(job.params.checkpoints) / f"{name}.pt"
     model = build_network(name, settings)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings["lr"])
     result = train(
@@ -84,12 +87,15 @@ def main(job) -> None:
         make_batches(sets, slots, settings, seed),
         epochs=settings["epochs"],
         optimizer=optimizer,
-        checkpoint=f"{job.params.checkpoint}.{data_key}",
+        checkpoint=checkpoint,
         checkpoint_every=max(1, settings["epochs"] // 4),
         grad_clip=1.0,
+        fingerprint=fingerprint_of([settings, name, seed, data_key], job.input.code),
         desc=f"biodynaspec {name}",
+        seed=seed,
     )
     save_checkpoint(
         job.output.model,
         {"model": name, "state": model.state_dict(), "scales": scales, "history": result.history, "settings": settings},
     )
+    checkpoint.unlink(missing_ok=True)

@@ -86,3 +86,16 @@ def true_params(path: str | Path, ids: list[str]) -> np.ndarray:
     """True parameters (synthetic data) of ``ids`` in PARAMS order, shape (N, 8)."""
     table = pd.read_parquet(path).set_index("sample_id")
     return table.loc[ids, list(PARAMS)].to_numpy(float)
+
+
+def take(split: Split, index: np.ndarray) -> Split:
+    """The samples ``index`` of a split, in that order."""
+    idx = torch.as_tensor(np.asarray(index))
+    return Split(
+        ids=[split.ids[i] for i in np.asarray(index)],
+        traits=split.traits[idx],
+        x0=split.x0[idx],
+        value=split.value[idx],
+        observed=split.observed[idx],
+        truth=None if split.truth is None else split.truth[idx],
+    )

@@ -8,7 +8,7 @@ import xarray as xr
 
 from repro import plotting
 from repro.io import read_json
-from repro.papers.hysomi.evaluate import load_runs
+from repro.papers.hysomi.runs import load_runs
 from repro.papers.hysomi.soil_model import PARAMS, STATES
 
 COLORS = {
@@ -17,6 +17,8 @@ COLORS = {
     "unconstrained": plotting.PALETTE[1],
     "global": plotting.PALETTE[2],
     "blackbox": plotting.PALETTE[3],
+    "per_sample": plotting.PALETTE[4],
+    "two_step": plotting.PALETTE[5],
 }
 
 

@@ -83,3 +83,63 @@ class BlackBox(nn.Module):
     def forward(self, traits: torch.Tensor) -> torch.Tensor:
         out = self.mlp(traits)
         return out.reshape(out.shape[0], out.shape[1], *self.shape)
+
+
+class PerSampleParameters(nn.Module):
+    """Baselines B3/B5, first step: one free parameter vector per training sample and member (traits ignored).
+
+    Called on the training split it returns (M, N_train, 8); unseen samples get their parameters from
+    :func:`transfer_parameters` (nearest training sample in trait space, or a ridge regression on traits).
+    """
+
+    def __init__(self, seeds: list[int], n_samples: int, bounds: Bounds):
+        super().__init__()
+        init = torch.stack(
+            [
+                0.01
+                * torch.randn(
+                    n_samples, len(bounds.lo), generator=torch.Generator().manual_seed(int(s)), dtype=torch.float64
+                )
+                for s in seeds
+            ]
+        )
+        self.logits = nn.Parameter(init)
+        self.bounds = bounds
+
+    def unit(self) -> torch.Tensor:
+        return torch.sigmoid(self.logits)
+
+    def forward(self, traits: torch.Tensor) -> torch.Tensor:
+        if traits.shape[0] != self.logits.shape[1]:
+            raise ValueError(f"per-sample parameters exist for {self.logits.shape[1]} samples, got {traits.shape[0]}")
+        return self.bounds.from_unit(self.unit())
+
+
+def transfer_parameters(
+    logits: torch.Tensor,
+    train_traits: torch.Tensor,
+    weight: torch.Tensor,
+    traits: torch.Tensor,
+    how: str,
+    ridge: float = 1.0,
+) -> torch.Tensor:
+    """Per-member parameter logits (M, N, 8) of new samples from the calibrated ones of each member's training set.
+
+    ``nearest``: the logits of the nearest training sample (Euclidean, z-scored traits; B3).
+    ``regression``: a ridge regression (penalty ``ridge``, intercept free) of the logits on the traits (B5).
+    """
+    out = []
+    for m in range(logits.shape[0]):
+        idx = torch.nonzero(weight[m] > 0).flatten()
+        x, y = train_traits[idx], logits[m, idx]
+        if how == "nearest":
+            out.append(y[torch.cdist(traits, x).argmin(dim=1)])
+        elif how == "regression":
+            mean_x, mean_y = x.mean(0), y.mean(0)
+            xc = x - mean_x
+            gram = xc.T @ xc + ridge * torch.eye(x.shape[1], dtype=x.dtype)
+            coef = torch.linalg.solve(gram, xc.T @ (y - mean_y))
+            out.append(mean_y + (traits - mean_x) @ coef)
+        else:
+            raise ValueError(f"unknown transfer {how!r}; expected 'nearest' or 'regression'")
+    return torch.stack(out)

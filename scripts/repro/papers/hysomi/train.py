@@ -1,9 +1,12 @@
 """Train one method on one complexity level for every (training-set size, seed) member at once.
 
 Methods: ``constrained`` (hybrid, lambda_c from config), ``unconstrained`` (hybrid, lambda_c = 0),
-``global`` (B1: one parameter vector, same loss), ``blackbox`` (B4: traits -> observed trajectories).
+``global`` (B1: one parameter vector, same loss), ``blackbox`` (B4: traits -> observed trajectories),
+``calibrated`` (B3 and B5: one parameter vector per training sample, same loss; test samples then get
+the parameters of their nearest training sample, B3, or of a ridge regression on traits, B5).
 Members with a smaller training size use a prefix of one fixed permutation of the train split, so
-the seeds differ only in initialisation and their spread measures equifinality.
+the seeds differ only in initialisation and their spread measures equifinality. Training is full
+batch and seeded per epoch, so a run resumed from its checkpoint equals an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -18,13 +21,21 @@ import torch
 from repro.device import pick_device
 from repro.io import atomic_path
 from repro.papers.hysomi.constraints import load_ratios, total_penalty
-from repro.papers.hysomi.dataset import LevelData, Split, load_level
-from repro.papers.hysomi.models import BlackBox, GlobalParameters, ParameterHead
+from repro.papers.hysomi.dataset import LevelData, Split, load_level, take
+from repro.papers.hysomi.models import (
+    BlackBox,
+    GlobalParameters,
+    ParameterHead,
+    PerSampleParameters,
+    transfer_parameters,
+)
 from repro.papers.hysomi.soil_model import STATES, Bounds, simulate
 from repro.training import fingerprint_of, seed_everything, train
 
 log = logging.getLogger(__name__)
-METHODS = ("constrained", "unconstrained", "global", "blackbox")
+METHODS = ("constrained", "unconstrained", "global", "blackbox", "calibrated")
+CHECKPOINT_EVERY = 25
+TWO_STEP_RIDGE = 1.0  # ridge penalty of B5's regression of calibrated logits on z-scored traits
 
 
 def member_weights(n_train: list[int], n_available: int, order: np.ndarray) -> torch.Tensor:
@@ -37,7 +48,10 @@ def member_weights(n_train: list[int], n_available: int, order: np.ndarray) -> t
     return w
 
 
-def build_model(method: str, seeds: list[int], data: LevelData, hidden: int, bounds: Bounds) -> torch.nn.Module:
+def build_model(
+    method: str, seeds: list[int], data: LevelData, hidden: int, bounds: Bounds, n_train: int
+) -> torch.nn.Module:
+    """The network of ``method`` for every member; ``n_train`` samples get per-sample parameters (calibrated)."""
     d_in = len(data.trait_names)
     if method in ("constrained", "unconstrained"):
         return ParameterHead(seeds, d_in, hidden, bounds)
@@ -45,18 +59,23 @@ def build_model(method: str, seeds: list[int], data: LevelData, hidden: int, bou
         return GlobalParameters(seeds, bounds)
     if method == "blackbox":
         return BlackBox(seeds, d_in, hidden, len(data.times), len(STATES))
+    if method == "calibrated":
+        return PerSampleParameters(seeds, n_train, bounds)
     raise ValueError(f"unknown method {method!r}; expected one of {METHODS}")
 
 
-def predict(model, method: str, split: Split, data: LevelData, dt: float, bounds: Bounds):
-    """Parameters (M, N, 8) (NaN for the black box) and trajectories (M, N, T, 5) of a split."""
+def predict(model, method: str, split: Split, data: LevelData, dt: float, bounds: Bounds, theta=None):
+    """Parameters (M, N, 8) (NaN for the black box) and trajectories (M, N, T, 5) of a split.
+
+    ``theta`` (M, N, 8) replaces the model's parameters (the calibrated baselines on unseen samples).
+    """
     if method == "blackbox":
         traj = model(split.traits) * data.state_scale
         unobserved = torch.tensor([s not in data.observed_states for s in STATES])
         traj = traj.masked_fill(unobserved, float("nan"))
         theta = torch.full((*traj.shape[:2], len(bounds.lo)), float("nan"), dtype=torch.float64)
         return theta, traj
-    theta = model(split.traits)
+    theta = model(split.traits) if theta is None else theta
     x0 = split.x0.unsqueeze(0).expand(theta.shape[0], -1, -1)
     return theta, simulate(x0, theta, data.times, dt, bounds.f_s)
 
@@ -73,6 +92,8 @@ def data_loss(traj: torch.Tensor, split: Split, scale: torch.Tensor, weight: tor
 def main(job) -> None:
     settings = job.params.settings
     method, level = job.wildcards.method, job.wildcards.complexity
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; expected one of {METHODS}")
     device = pick_device(job.params.device)
     log.info("training %s on %s (device %s; the ODE runs in float64 on the CPU)", method, level, device)
     bounds = Bounds.from_yaml(job.input.constraints)
@@ -81,10 +102,14 @@ def main(job) -> None:
     train_split, val_split, test_split = (data.splits[s] for s in ("train", "val", "test"))
     members = [(n, s) for n in settings["n_train"] for s in settings["seeds"]]
     order = np.random.default_rng(job.params.seed).permutation(len(train_split.ids))
-    weight = member_weights([n for n, _ in members], len(train_split.ids), order)
+    sizes = [n for n, _ in members]
+    weight = member_weights(sizes, len(train_split.ids), order)
+    # Only the samples some member trains on are simulated (the rest have weight 0 for every member).
+    used = order[: int(np.max(sizes))]
+    train_split, weight = take(train_split, used), weight[:, torch.as_tensor(used)]
     seed_everything(job.params.seed)
-    model = build_model(method, [1000 * n + s for n, s in members], data, settings["hidden"], bounds)
-    lam = settings["lambda_c"] if method in ("constrained", "global") else 0.0
+    model = build_model(method, [1000 * n + s for n, s in members], data, settings["hidden"], bounds, len(used))
+    lam = settings["lambda_c"] if method in ("constrained", "global", "calibrated") else 0.0
     dt = settings["dt"]
     val_weight = torch.ones(len(members), len(val_split.ids), dtype=torch.float64)
 
@@ -100,7 +125,7 @@ def main(job) -> None:
         return data_loss(traj, val_split, data.state_scale, val_weight)
 
     optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"])
-    checkpoint = Path(job.params.checkpoints).with_suffix(".pt")
+    checkpoint = Path(job.params.checkpoints) / level / f"{method}.pt"
     start = time.perf_counter()
     result = train(
         model,
@@ -108,16 +133,33 @@ def main(job) -> None:
         lambda epoch: [None],
         epochs=settings["epochs"],
         optimizer=optimizer,
-        validate=validate,
+        # The calibration fits each training sample alone: it stops on its own loss, not on unseen samples.
+        validate=None if method == "calibrated" else validate,
         patience=settings["patience"],
         checkpoint=checkpoint,
-        checkpoint_every=25,
+        checkpoint_every=CHECKPOINT_EVERY,
         fingerprint=fingerprint_of([settings, method, level, job.params.seed], job.input.code),
         desc=f"hysomi {level} {method}",
+        seed=job.params.seed,
     )
+    extra = {}
     with torch.no_grad():
-        theta, traj = predict(model, method, test_split, data, dt, bounds)
-    with atomic_path(job.output[0]) as tmp:
+        if method == "calibrated":
+            for how in ("nearest", "regression"):
+                logits = transfer_parameters(
+                    model.logits, train_split.traits, weight, test_split.traits, how, TWO_STEP_RIDGE
+                )
+                extra[f"theta_{how}"], extra[f"traj_{how}"] = (
+                    a.numpy()
+                    for a in predict(
+                        model, method, test_split, data, dt, bounds, bounds.from_unit(torch.sigmoid(logits))
+                    )
+                )
+            extra["theta_calibrated"] = model(train_split.traits).numpy()
+            theta, traj = (torch.from_numpy(extra[f"{k}_nearest"]) for k in ("theta", "traj"))
+        else:
+            theta, traj = predict(model, method, test_split, data, dt, bounds)
+    with atomic_path(job.output.run) as tmp:
         with open(tmp, "wb") as fh:
             np.savez(
                 fh,
@@ -130,9 +172,10 @@ def main(job) -> None:
                 theta=theta.numpy(),
                 traj=traj.numpy(),
                 loss=np.array([h["loss"] for h in result.history]),
-                val=np.array([h["val"] for h in result.history]),
+                val=np.array([h.get("val", np.nan) for h in result.history]),
                 best_epoch=np.array(result.best_epoch),
                 train_seconds=time.perf_counter() - start,
+                **extra,
             )
     checkpoint.unlink(missing_ok=True)
     log.info("best epochs %s", result.best_epoch)

@@ -63,9 +63,11 @@ def selected_branch(q, k, v, block: int, top_k: int) -> torch.Tensor:
     index = select_blocks(q, k, block, top_k, kv_heads)
     kb = k.reshape(b, kv_heads, nb, block, d)
     vb = v.reshape(b, kv_heads, nb, block, d)
-    gather = index[..., None, None].expand(-1, -1, -1, -1, block, d)
-    k_sel = torch.gather(kb[:, :, None].expand(-1, -1, nb, -1, -1, -1), 3, gather)
-    v_sel = torch.gather(vb[:, :, None].expand(-1, -1, nb, -1, -1, -1), 3, gather)
+    # Advanced indexing (b, hkv, query block, top_k) -> key blocks: memory and its backward (a scatter-add)
+    # stay linear in the tokens; gathering from a per-query-block expanded copy would cost nb^2.
+    rows = torch.arange(b)[:, None, None, None]
+    heads = torch.arange(kv_heads)[None, :, None, None]
+    k_sel, v_sel = kb[rows, heads, index], vb[rows, heads, index]
     shape = (b, kv_heads, nb, index.shape[-1] * block, d)
     k_sel, v_sel = expand_kv(k_sel.reshape(shape), h), expand_kv(v_sel.reshape(shape), h)
     out = dense_attention(q.reshape(b, h, nb, block, d), k_sel, v_sel)

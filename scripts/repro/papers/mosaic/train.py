@@ -3,12 +3,12 @@
 Variants: ``mosaic`` (block-sparse attention, noise-gated FFN, fair CRPS over ``members``),
 ``dense`` (the same with dense attention) and ``mse`` (the same backbone, no noise, MSE loss).
 Loss = area-weighted mean over grid points and channels; ``rollout`` > 1 adds autoregressive steps.
+Batch order comes from ``epoch_rng(seed, epoch)`` and every epoch is seeded from (seed, epoch), so a
+run resumed from its checkpoint equals an uninterrupted one bit for bit.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from pathlib import Path
 
@@ -20,10 +20,11 @@ from repro.io import atomic_path, write_json
 from repro.papers.mosaic.data import load_period
 from repro.papers.mosaic.metrics import latitude_weights
 from repro.papers.mosaic.model import ModelSettings, Mosaic
-from repro.training import seed_everything, train
+from repro.training import epoch_rng, fingerprint_of, seed_everything, train
 
 log = logging.getLogger(__name__)
 VARIANTS = ("mosaic", "dense", "mse")
+CHECKPOINT_EVERY = 2
 
 
 def model_settings(settings: dict, variant: str, channels: int) -> ModelSettings:
@@ -84,21 +85,6 @@ def rollout_loss(
     return total / steps
 
 
-def checkpoint_path(directory: str, variant: str, settings: dict, seed: int) -> Path:
-    """Resumable checkpoint keyed by settings, seed and this package's code; stale ones are removed.
-
-    A rerun after a kill resumes; a rerun after a code or config change starts afresh instead of
-    loading weights of another architecture.
-    """
-    code = b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py")))
-    key = hashlib.sha256(json.dumps([settings, variant, seed], sort_keys=True).encode() + code).hexdigest()[:12]
-    path = Path(directory) / f"{variant}-{key}.pt"
-    for stale in Path(directory).glob(f"{variant}-*.pt"):
-        if stale != path:
-            stale.unlink()
-    return path
-
-
 def main(job) -> None:
     s = job.params.settings
     variant = job.wildcards.variant
@@ -114,10 +100,9 @@ def main(job) -> None:
     val_states = torch.tensor(val_f.states, device=device)
     steps = t["rollout"]
     starts = windows(len(train_states), steps)
-    rng = np.random.default_rng(job.params.seed)
 
     def batches(epoch: int):
-        order = rng.permutation(starts)
+        order = epoch_rng(job.params.seed, epoch).permutation(starts)
         for i in range(0, len(order) - t["batch_size"] + 1, t["batch_size"]):
             yield order[i : i + t["batch_size"]]
 
@@ -134,6 +119,7 @@ def main(job) -> None:
         return score
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=t["lr"], weight_decay=t["weight_decay"])
+    checkpoint = Path(job.params.checkpoints) / f"{variant}.pt"
     result = train(
         model,
         loss_fn,
@@ -142,10 +128,12 @@ def main(job) -> None:
         optimizer=optimizer,
         validate=validate,
         patience=t["patience"],
-        checkpoint=checkpoint_path(job.params.checkpoints, variant, s, job.params.seed),
-        checkpoint_every=5,
+        checkpoint=checkpoint,
+        checkpoint_every=CHECKPOINT_EVERY,
         grad_clip=1.0,
+        fingerprint=fingerprint_of([s, variant, job.params.seed], job.input.code),
         desc=f"mosaic/{variant}",
+        seed=job.params.seed,
     )
     log.info("%s: best epoch %d, val %.4f", variant, result.best_epoch, result.best_score)
     with atomic_path(job.output.model) as tmp:
@@ -160,3 +148,4 @@ def main(job) -> None:
             tmp,
         )
     write_json(job.output.history, result.history)
+    checkpoint.unlink(missing_ok=True)

@@ -10,8 +10,6 @@ trains on ``n_labelled`` labelled molecules drawn from the non-test folds.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +26,7 @@ from repro.papers.nmrshift.hose import EnvironmentLookup
 from repro.papers.nmrshift.losses import SET_LOSSES
 from repro.papers.nmrshift.model import build_model
 from repro.papers.nmrshift.records import RecordSet, load_records
-from repro.training import seed_everything, train
+from repro.training import fingerprint_of, seed_everything, train
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +65,7 @@ def fit(
     seed: int,
     checkpoint: Path,
     device: torch.device,
+    fingerprint: str = "",
 ) -> tuple[torch.nn.Module, tuple[float, float]]:
     """Train one model on one fold; returns it with the standardisation (mean, sd) of the labelled targets."""
     seed_everything(seed)
@@ -119,8 +118,11 @@ def fit(
         checkpoint=checkpoint,
         checkpoint_every=max(1, epochs // 2),
         grad_clip=opt_cfg["grad_clip"],
+        fingerprint=fingerprint,
         desc=checkpoint.stem,
+        seed=seed,
     )
+    checkpoint.unlink(missing_ok=True)
     return model, scale
 
 
@@ -158,28 +160,19 @@ def main(job) -> None:
     probe = build_model(settings["model"], variant["solvent"])
     labelled.attach_features(probe)
     unlabelled.attach_features(probe)
-    # Checkpoints are keyed by the settings and the training code that shape them, so a changed config
-    # or model never resumes a stale run.
-    code = "".join(
-        (Path(__file__).parent / name).read_text() for name in ("model.py", "losses.py", "records.py", "train.py")
-    )
-    key = hashlib.sha1(
-        json.dumps(
-            [settings["model"], settings["train"], variant, settings["n_labelled"], job.params.seed, code],
-            sort_keys=True,
-        ).encode()
-    ).hexdigest()[:12]
+    # Checkpoints are keyed by the settings and the code that shape them, so a changed config or model
+    # never resumes a stale run.
+    fingerprint = fingerprint_of([settings, name, nucleus, job.params.seed], job.input.code)
     rows = []
-    for fold in settings["folds"]:
+    for fold in variant.get("folds", settings["folds"]):
         data = fold_data(labelled, unlabelled, fold, settings, variant, job.params.seed)
         seed = job.params.seed * 1000 + fold
         if variant.get("method", "model") == "hose":
             lookup = EnvironmentLookup(data["labelled_train"])
             predictor = lambda records, solvent=None: lookup.predict(records)  # noqa: E731
         else:
-            model, scale = fit(
-                data, settings, variant, seed, Path(job.params.checkpoints) / key / f"fold{fold}.pt", device
-            )
+            checkpoint = Path(job.params.checkpoints) / nucleus / name / f"fold{fold}.pt"
+            model, scale = fit(data, settings, variant, seed, checkpoint, device, fingerprint)
             predictor = lambda records, solvent=None: predict(model, records, scale, solvent=solvent)  # noqa: E731
         for kind in ("labelled_test", "unlabelled_test"):
             records = data[kind]
