@@ -81,7 +81,12 @@ def power_law(trained: dict, n_boot: int) -> dict:
     fit = {}
     for name, k in (("slope_log_n", 1), ("slope_log_r", 2)):
         measured = bootstrap_interval(secrets, lambda i, k=k: coef(i)[k], n_resamples=n_boot)
-        fit[name] = {"value": measured.value, "low": measured.interval.low, "high": measured.interval.high}
+        fit[name] = {
+            "value": measured.value,
+            "low": measured.interval.low,
+            "high": measured.interval.high,
+            "n": measured.interval.n,
+        }
     largest = int(np.argmax(log_n + log_r))
     fit["log_attempts_model_best"] = att[largest].tolist()
     fit["log_attempts_exhaustive"] = np.log(trained["exhaustive_attempts"]).tolist()
