@@ -7,21 +7,13 @@ import numpy as np
 from scipy import stats
 
 from repro.claims import bootstrap_interval, evaluate_claims, write_claims
-from repro.io import InputError, read_json, write_json
+from repro.io import read_json, read_npz, write_json
 from repro.papers.lwe.attack import column_ratio, cool_target, per_column, stepwise
 from repro.papers.lwe.claims import CLAIMS
 from repro.papers.lwe.lwe import centre
 from repro.registry import load_reported
 
 IDENTITY_ROWS = 500
-
-
-def load(path: str) -> dict[str, np.ndarray]:
-    try:
-        with np.load(path) as data:
-            return dict(data)
-    except (OSError, ValueError) as err:
-        raise InputError(path, f"cannot read the instances ({err})") from err
 
 
 def identities(d: dict) -> dict:
@@ -96,7 +88,7 @@ def power_law(trained: dict, n_boot: int) -> dict:
 
 def main(job) -> None:
     settings = job.params.settings
-    d = load(job.input.instances)
+    d = read_npz(job.input.instances)
     trained = read_json(job.input.attempts)
     q = int(d["params"][1])
     cruel = np.array(trained["cruel_columns"], dtype=int)

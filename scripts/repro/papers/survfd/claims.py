@@ -16,31 +16,23 @@ def _max_local_accuracy(m: Mapping[str, Any], group: str) -> float:
     return float(np.max(list(m["local_accuracy"][group].values())))
 
 
+def _ground_truth_accuracy(target: str, label: str, reported: str | None) -> ClaimSpec:
+    """Local accuracy of the exact explanation of one ground-truth target (efficiency holds by construction)."""
+    return ClaimSpec(
+        f"survfd_local_accuracy_{target}",
+        "check",
+        f"Exact SurvSHAP-IQ (k-SII, order 2) on the ground-truth {label} of every scenario and seed: "
+        "max |sum phi_S(x, t) - (f(x, t) - nu_t(empty))| <= 1e-10",
+        Test("<=", EXACT),
+        lambda m: m["local_accuracy"]["ground_truth"][target],
+        reported=reported,
+    )
+
+
 CLAIMS = [
-    ClaimSpec(
-        "survfd_local_accuracy_log_hazard",
-        "check",
-        "Exact SurvSHAP-IQ (k-SII, order 2) on the ground-truth log-hazard of every scenario and seed: "
-        "max |sum phi_S(x, t) - (f(x, t) - nu_t(empty))| <= 1e-10 (efficiency holds by construction)",
-        Test("<=", EXACT),
-        lambda m: m["local_accuracy"]["ground_truth"]["log_hazard"],
-        reported="local_accuracy_error_log_hazard_ground_truth",
-    ),
-    ClaimSpec(
-        "survfd_local_accuracy_hazard",
-        "check",
-        "Exact SurvSHAP-IQ on the ground-truth hazard: local-accuracy error <= 1e-10",
-        Test("<=", EXACT),
-        lambda m: m["local_accuracy"]["ground_truth"]["hazard"],
-    ),
-    ClaimSpec(
-        "survfd_local_accuracy_survival",
-        "check",
-        "Exact SurvSHAP-IQ on the ground-truth survival function: local-accuracy error <= 1e-10",
-        Test("<=", EXACT),
-        lambda m: m["local_accuracy"]["ground_truth"]["survival"],
-        reported="local_accuracy_error_survival_ground_truth",
-    ),
+    _ground_truth_accuracy("log_hazard", "log-hazard", "local_accuracy_error_log_hazard_ground_truth"),
+    _ground_truth_accuracy("hazard", "hazard", None),
+    _ground_truth_accuracy("survival", "survival function", "local_accuracy_error_survival_ground_truth"),
     ClaimSpec(
         "survfd_local_accuracy_fitted",
         "check",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, write_json
+from repro.io import read_npz, write_json
 from repro.papers.survfd.claims import CLAIMS
 from repro.papers.survfd.interactions import interaction_share, k_sii, local_accuracy_error, mask_of, moebius
 from repro.papers.survfd.simulate import scenario_from
@@ -13,14 +13,6 @@ from repro.registry import load_reported
 
 TARGETS = ("hazard", "log_hazard", "survival")
 PAIR = mask_of(0, 1)
-
-
-def load_games(path: str) -> dict[str, np.ndarray]:
-    try:
-        with np.load(path) as data:
-            return dict(data)
-    except (OSError, ValueError) as err:
-        raise InputError(path, f"cannot read the games ({err})") from err
 
 
 def relative_range(curves: np.ndarray) -> float:
@@ -126,7 +118,7 @@ def real_metrics(games: dict, settings: dict, fitted_accuracy: dict) -> dict:
 
 def main(job) -> None:
     settings = job.params.settings
-    games = load_games(job.input.games)
+    games = read_npz(job.input.games)
     metrics = simulated_metrics(games, settings)
     metrics["real"] = real_metrics(games, settings, metrics["local_accuracy"]["fitted"])
     write_json(job.output.metrics, metrics)

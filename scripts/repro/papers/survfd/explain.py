@@ -11,21 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import InputError, atomic_path
+from repro.io import atomic_path, read_npz
 from repro.papers.survfd.interactions import game
 from repro.papers.survfd.models import fit, survival_on_grid, time_grid
 from repro.papers.survfd.simulate import scenario_from
 from repro.progress import Progress
 
 TARGETS = ("hazard", "log_hazard", "survival")
-
-
-def load(path: str) -> dict[str, np.ndarray]:
-    try:
-        with np.load(path) as data:
-            return dict(data)
-    except (OSError, ValueError) as err:
-        raise InputError(path, f"cannot read the cohorts ({err})") from err
 
 
 def split(cohort: dict, n_background: int, n_explain: int) -> tuple[np.ndarray, np.ndarray]:
@@ -95,7 +87,7 @@ def real_games(cohorts: dict, settings: dict, out: dict, progress: Progress) -> 
 
 def main(job) -> None:
     settings = job.params.settings
-    cohorts = load(job.input.simulated) | load(job.input.real)
+    cohorts = read_npz(job.input.simulated) | read_npz(job.input.real)
     out: dict[str, np.ndarray] = {}
     progress = Progress("survfd games")
     simulated_games(cohorts, settings, out, progress)
