@@ -14,7 +14,7 @@ TARGET_LABELS = {"log_hazard": "log-hazard", "hazard": "hazard", "survival": "su
 
 def interaction_figure(metrics: dict, path: str) -> None:
     scenarios = [k for k in metrics["curves"] if k.startswith("scenario/")]
-    fig, axes = subplots(3, len(scenarios), width=2.6, height=2.2)
+    fig, axes = subplots(3, len(scenarios), width=2.8, height=2.7)
     for col, key in enumerate(scenarios):
         entry = metrics["curves"][key]
         for row, target in enumerate(("log_hazard", "hazard", "survival")):
