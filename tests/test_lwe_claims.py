@@ -32,7 +32,14 @@ def metrics(**override):
 
 
 def test_every_claim_passes_on_metrics_that_support_it():
-    assert all(verdict(CLAIMS, c.id, metrics()) == "pass" for c in CLAIMS)
+    assert all(verdict(CLAIMS, c.id, metrics()) == "pass" for c in CLAIMS if "smoke" in c.scales)
+
+
+@pytest.mark.counterfactual("lwe", "lwe_highest_weight_recovered_n256")
+def test_prior_attack_weight_fails_the_full_scale_number():
+    claim = "lwe_highest_weight_recovered_n256"
+    assert verdict(CLAIMS, claim, metrics(recovered={"highest_h": 68.0}), scale="full") == "pass"
+    assert verdict(CLAIMS, claim, metrics(recovered={"highest_h": 3.0}), scale="full") == "fails"
 
 
 @pytest.mark.counterfactual("lwe", "lwe_cruel_cool_split")

@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from repro.papers.survfd.interactions import game, interaction_share, k_sii, local_accuracy_error, mask_of, moebius
+from repro.papers.survfd.interactions import (
+    game,
+    interaction_share,
+    k_sii,
+    local_accuracy_error,
+    mask_of,
+    moebius,
+    time_dependent_share,
+)
 from repro.papers.survfd.simulate import Scenario, sample
 
 
@@ -84,3 +92,13 @@ def test_sampled_event_times_follow_the_survival_function():
 def test_delta_too_large_for_the_clip_is_refused():
     with pytest.raises(ValueError, match="delta"):
         sample(np.random.default_rng(0), Scenario("bad", (0, 0, 0), 0, 0.5, 0), 10, 0.03, 2.5, 10)
+
+
+def test_proportional_hazards_interaction_is_time_invariant_on_log_hazard_only():
+    sc = Scenario("i", (0.5, -0.2, 0.3), 0.8, 0.0, 0.0)
+    rng = np.random.default_rng(4)
+    x, bg, t = rng.normal(size=(6, 3)), rng.normal(size=(30, 3)), np.linspace(1, 30, 12)
+    log_h = moebius(game(lambda r: sc.log_hazard(r, t, 0.03), x, bg))
+    surv = moebius(game(lambda r: sc.survival(r, t, 0.03), x, bg))
+    assert time_dependent_share(log_h) < 1e-12
+    assert time_dependent_share(surv) > 0.05

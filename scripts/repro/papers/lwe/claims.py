@@ -112,4 +112,14 @@ CLAIMS = [
         Test(">", 0.0),
         _model_gain,
     ),
+    ClaimSpec(
+        "lwe_highest_weight_recovered_n256",
+        "paper",
+        "Full scale, n = 256, log2 q = 20 binary secrets: the highest Hamming weight fully recovered (cruel bits "
+        "within the attempt budget, cool bits by stepwise regression, verified) is within 5 of the paper's 70",
+        Test("within", 70.0, abs_tol=5.0),
+        lambda m: m["recovered"]["highest_h"],
+        reported="max_hamming_weight_recovered_n256_logq20",
+        scales=("full",),
+    ),
 ]

@@ -44,14 +44,15 @@ class BatchedMLP(torch.nn.Module):
 
 def distinguisher_scores(model: BatchedMLP, a_test: np.ndarray, q: int) -> np.ndarray:
     """(members, c) mean absolute change of the predicted angle when coordinate i moves by q/4."""
+    device = model.w1.device
     with torch.no_grad():
-        base = model(angular(a_test, q))
+        base = model(angular(a_test, q).to(device))
         angle = torch.atan2(base[..., 1], base[..., 0])
         scores = []
         for i in range(a_test.shape[1]):
             shifted = a_test.copy()
             shifted[:, i] += q // 4
-            out = model(angular(shifted, q))
+            out = model(angular(shifted, q).to(device))
             diff = torch.remainder(torch.atan2(out[..., 1], out[..., 0]) - angle + math.pi, 2 * math.pi) - math.pi
             scores.append(diff.abs().mean(dim=1))
-    return torch.stack(scores, dim=1).numpy()
+    return torch.stack(scores, dim=1).cpu().numpy()

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from repro.device import pick_device
 from repro.io import InputError, write_json
 from repro.papers.lwe.attack import attempts, cruel_columns, expected_exhaustive_attempts
 from repro.papers.lwe.model import BatchedMLP, angular, distinguisher_scores
@@ -26,18 +27,26 @@ def load(path: str) -> dict[str, np.ndarray]:
 
 
 def fit_grid_point(
-    data: dict, cruel: np.ndarray, n_train: int, reps: int, cfg: dict, seed: int, ckpt: Path
+    data: dict,
+    cruel: np.ndarray,
+    n_train: int,
+    reps: int,
+    cfg: dict,
+    seed: int,
+    ckpt: Path,
+    device: torch.device | None = None,
 ) -> np.ndarray:
+    device = device or torch.device("cpu")
     q = int(data["params"][1])
-    x = angular(data["R_A"][:n_train, cruel], q)
+    x = angular(data["R_A"][:n_train, cruel], q).to(device)
     theta = torch.as_tensor(2 * np.pi * data["R_b"][:, :n_train] / q, dtype=torch.float32)
-    y = torch.stack([torch.cos(theta), torch.sin(theta)], dim=-1)
+    y = torch.stack([torch.cos(theta), torch.sin(theta)], dim=-1).to(device)
     generator = torch.Generator().manual_seed(seed)
-    model = BatchedMLP(y.shape[0], x.shape[1], cfg["hidden"], generator)
+    model = BatchedMLP(y.shape[0], x.shape[1], cfg["hidden"], generator).to(device)
     batch = cfg["batch_size"]
 
     def batches(epoch: int):
-        order = torch.as_tensor(epoch_rng(seed, epoch).permutation(n_train))
+        order = torch.as_tensor(epoch_rng(seed, epoch).permutation(n_train), device=device)
         return [order[i : i + batch] for i in range(0, n_train, batch)]
 
     def loss_fn(m: BatchedMLP, idx: torch.Tensor) -> torch.Tensor:
@@ -69,12 +78,14 @@ def main(job) -> None:
     cruel = cruel_columns(data["R_A"], q, settings["attack"]["cruel_threshold"])
     supports = [np.flatnonzero(s[cruel]) for s in data["secrets"]]
     torch.set_num_threads(job.threads)
+    device = pick_device(job.params.device)
     ckpt_dir = Path(job.output.attempts).parent / "checkpoints"
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     runs = []
     for n_train in cfg["sizes"]:
         for reps in cfg["repetitions"]:
-            scores = fit_grid_point(data, cruel, n_train, reps, cfg, seed, ckpt_dir / f"N{n_train}_r{reps}.pt")
+            ckpt = ckpt_dir / f"N{n_train}_r{reps}.pt"
+            scores = fit_grid_point(data, cruel, n_train, reps, cfg, seed, ckpt, device)
             runs.append(
                 {
                     "N": n_train,

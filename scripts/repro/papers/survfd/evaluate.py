@@ -7,7 +7,14 @@ import numpy as np
 from repro.claims import evaluate_claims, write_claims
 from repro.io import read_npz, write_json
 from repro.papers.survfd.claims import CLAIMS
-from repro.papers.survfd.interactions import interaction_share, k_sii, local_accuracy_error, mask_of, moebius
+from repro.papers.survfd.interactions import (
+    interaction_share,
+    k_sii,
+    local_accuracy_error,
+    mask_of,
+    moebius,
+    time_dependent_share,
+)
 from repro.papers.survfd.simulate import scenario_from
 from repro.registry import load_reported
 
@@ -47,6 +54,7 @@ def simulated_metrics(games: dict, settings: dict) -> dict:
     corr: dict[str, list[float]] = {m: [] for m in settings["fitted"]["models"]}
     shuffled: dict[str, list[float]] = {m: [] for m in settings["fitted"]["models"]}
     curves = {}
+    time_dependent: dict[str, dict[str, float]] = {}
     for cfg in settings["scenarios"]:
         sc = scenario_from(cfg)
         for seed in settings["seeds"]:
@@ -58,6 +66,8 @@ def simulated_metrics(games: dict, settings: dict) -> dict:
                 m = moebius(nu)
                 phi[target] = k_sii(m, order)
                 accuracy[target] = max(accuracy[target], local_accuracy_error(phi[target], nu))
+                if seed == settings["seeds"][0]:
+                    time_dependent.setdefault(sc.name, {})[target] = time_dependent_share(m)
                 if target in share and sc.name == "additive":
                     share[target].append(float(np.mean(interaction_share(m))))
             errs = closed_form_errors(sc, x, bg, grid, phi["log_hazard"])
@@ -87,6 +97,7 @@ def simulated_metrics(games: dict, settings: dict) -> dict:
         "closed_form": {"interaction_max_error": pair_err, "main_effect_max_error": main_err},
         "time_variation": variation,
         "interaction_share": share,
+        "time_dependent_interaction_share": time_dependent,
         "curve_correlation": corr,
         "curve_correlation_shuffled_pairing": shuffled,
         "curves": curves,

@@ -102,6 +102,19 @@ def interaction_share(m: np.ndarray) -> np.ndarray:
     return np.divide(higher, total, out=np.zeros_like(total), where=total > 0)
 
 
+def time_dependent_share(m: np.ndarray) -> float:
+    """SurvFD split f_S(x_S, t) = g_S(x_S) + r_S(x_S, t) with g_S the time mean: share of the interaction
+    (order >= 2) mass that is time-dependent, sum |r_S| / sum |f_S| over points and times. 0 when the
+    interaction mass is round-off (below 1e-12 of all the mass), where the ratio would be noise."""
+    sizes = popcount(np.arange(m.shape[0]))
+    higher = m[sizes >= 2]
+    total = float(np.sum(np.abs(higher)))
+    if total <= 1e-12 * float(np.sum(np.abs(m[1:]))):
+        return 0.0
+    varying = float(np.sum(np.abs(higher - higher.mean(axis=-1, keepdims=True))))
+    return varying / total
+
+
 def mask_of(*features: int) -> int:
     return int(np.sum([1 << f for f in features]))
 
