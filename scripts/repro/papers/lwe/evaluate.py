@@ -83,6 +83,12 @@ def power_law(trained: dict, n_boot: int) -> dict:
     fit["log_attempts_model_best"] = att[largest].tolist()
     fit["log_attempts_exhaustive"] = np.log(trained["exhaustive_attempts"]).tolist()
     fit["mean_log_attempts"] = [{"N": r["N"], "r": r["r"], "value": float(np.mean(a))} for r, a in zip(runs, att)]
+    budgets = [r["N"] * r["r"] for r in runs]
+    fit["fixed_budget"] = {
+        str(b): {f"N{r['N']}_r{r['r']}": float(np.mean(a)) for r, a in zip(runs, att) if r["N"] * r["r"] == b}
+        for b in sorted(set(budgets))
+        if budgets.count(b) > 1
+    }
     return fit
 
 
