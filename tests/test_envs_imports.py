@@ -22,6 +22,7 @@ from test_slurm_harness import REPO, copy_tree, loaded_workflow, repro_module_fi
 CONDA_PACKAGES = {
     "torch": {"pytorch", "pytorch-gpu", "pytorch-cpu"},
     "sklearn": {"scikit-learn"},
+    "sksurv": {"scikit-survival"},
     "skimage": {"scikit-image"},
     "yaml": {"pyyaml"},
     "PIL": {"pillow"},

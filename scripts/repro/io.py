@@ -88,3 +88,12 @@ def read_json(path: str | os.PathLike) -> Any:
         return json.loads(Path(path).read_text())
     except json.JSONDecodeError as err:
         raise InputError(path, f"not valid JSON ({err})") from err
+
+
+def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Every array of an .npz file, turning a read failure into an :class:`InputError` naming the file."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return dict(data)
+    except (OSError, ValueError) as err:
+        raise InputError(path, f"cannot read the arrays ({err})") from err
