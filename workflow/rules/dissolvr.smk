@@ -45,7 +45,7 @@ declare_paper(
         },
         env="chemml",
         seed=True,
-        settings=["splits", "n_seeds", "test_fraction", "gbm", "rf", "ridge_alpha"],
+        settings=["splits", "models", "n_seeds", "test_fraction", "gbm", "rf", "ridge_alpha"],
     ),
     stage(
         "evaluate",

@@ -2,7 +2,7 @@
 
 Splits: ``given`` (the source's own train/test split: the Huuskonen one in the embedded default),
 ``random`` and ``scaffold`` (80/20 over all rows, drawn per seed). Each split lists the models it fits
-(config ``splits``). Outputs ``predictions.parquet`` (split, seed, model, row, logS, prediction),
+(config ``splits`` and ``models``). Outputs ``predictions.parquet`` (split, seed, model, row, logS, prediction),
 ``shap.npz`` (DISSOLVR's TreeSHAP values on the first split's test rows, first seed) and ``timing.json``.
 """
 
@@ -85,8 +85,9 @@ def main(job) -> None:
     }
     seeds = [int(job.params.seed) + s for s in range(settings["n_seeds"])]
     rows, timing, shap_out = [], {"fit_seconds": {}, "predict_seconds_per_1000": {}}, None
-    progress = Progress("dissolvr fits", total=sum(len(m) for m in settings["splits"].values()) * len(seeds))
-    for split, split_models in settings["splits"].items():
+    progress = Progress("dissolvr fits", total=sum(len(settings["models"][s]) for s in settings["splits"]) * len(seeds))
+    for split in settings["splits"]:
+        split_models = settings["models"][split]
         for seed in seeds:
             test = test_mask(split, table, settings, seed)
             train = ~test
