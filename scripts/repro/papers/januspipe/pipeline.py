@@ -23,7 +23,7 @@ from repro.io import write_json
 from repro.papers.januspipe import costs, dataset
 from repro.papers.januspipe.distributed import launch
 from repro.papers.januspipe.model import linears, monolithic, transfer
-from repro.papers.januspipe.schedule import placement, simulate, stage_costs, uniform_split, wavek_split
+from repro.papers.januspipe.schedule import placement, simulate, uniform_split, wavek_split
 from repro.papers.januspipe.train import build
 from repro.training import epoch_rng
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,12 +50,16 @@ def uniform_split(units: int, stages: int) -> list[int]:
     return [len(a) for a in np.array_split(np.arange(units), stages)]
 
 
-def wavek_split(unit_costs: np.ndarray, n_devices: int, kind: str) -> list[int]:
+def wavek_split(unit_costs: np.ndarray, n_devices: int, kind: str, max_exhaustive: int = 200_000) -> list[int]:
     """WaveK's balance: the contiguous split whose busiest device (sum of its stages' four-phase costs) is
-    least loaded, by exhaustive search over compositions (units - 1 choose stages - 1)."""
+    least loaded. Exhaustive over compositions when there are at most ``max_exhaustive``; beyond that (paper
+    scale) the min-max contiguous partition of the stage costs by dynamic programming, which balances every
+    stage and so every device's pair of chunks."""
     devices = placement(kind, n_devices)
     units, stages = len(unit_costs), len(devices)
     total = unit_costs.sum(axis=1)
+    if math.comb(units - 1, stages - 1) > max_exhaustive:
+        return minmax_partition(total, stages)
     best, best_split = np.inf, None
     for cuts in itertools.combinations(range(1, units), stages - 1):
         split = np.diff((0, *cuts, units)).tolist()
@@ -63,6 +68,26 @@ def wavek_split(unit_costs: np.ndarray, n_devices: int, kind: str) -> list[int]:
         if load.max() < best - 1e-15:
             best, best_split = load.max(), split
     return best_split
+
+
+def minmax_partition(costs: np.ndarray, parts: int) -> list[int]:
+    """Contiguous partition of ``costs`` into ``parts`` non-empty groups minimising the largest group sum."""
+    n = len(costs)
+    prefix = np.concatenate([[0.0], np.cumsum(costs)])
+    best = np.full((parts + 1, n + 1), np.inf)
+    cut = np.zeros((parts + 1, n + 1), int)
+    best[0, 0] = 0.0
+    for k in range(1, parts + 1):
+        for j in range(k, n - (parts - k) + 1):
+            for i in range(k - 1, j):
+                value = max(best[k - 1, i], prefix[j] - prefix[i])
+                if value < best[k, j]:
+                    best[k, j], cut[k, j] = value, i
+    bounds, j = [n], n
+    for k in range(parts, 0, -1):
+        j = cut[k, j]
+        bounds.append(j)
+    return np.diff(bounds[::-1]).tolist()
 
 
 @dataclass
@@ -185,15 +210,12 @@ def simulate(
     makespan = float(np.nanmax(end))
     busy = float(cost.sum())
     peak = np.zeros(n_devices)
-    times = np.unique(np.concatenate([start, end]))
     for d in range(n_devices):
-        held = [
-            (start[index[(m, "F", s)]], end[index[(m, closing, s)]], memory[s])
-            for m in range(n_micro)
-            for s in range(n_stages)
-            if devices[s] == d
-        ]
-        peak[d] = max(sum(mem for a, b, mem in held if a <= t < b) for t in times)
+        held = [(m, s) for m in range(n_micro) for s in range(n_stages) if devices[s] == d]
+        times = np.array([start[index[(m, "F", s)]] for m, s in held] + [end[index[(m, closing, s)]] for m, s in held])
+        change = np.array([memory[s] for _, s in held] + [-memory[s] for _, s in held])
+        order = np.lexsort((change, times))  # at equal times frees come before allocations
+        peak[d] = max(float(np.max(np.cumsum(change[order]))), 0.0) if held else 0.0
     return Result(makespan, 1.0 - busy / (n_devices * makespan), peak, tasks, start, end, dev)
 
 
