@@ -60,3 +60,18 @@ def measure(model: MLIP, batches: list[Batch], weights: dict, warmup: int = 2) -
         one_pass(model, b, weights)
     runs = [one_pass(model, b, weights) for b in batches]
     return np.median([r[0] for r in runs], axis=0), np.median([r[1] for r in runs], axis=0)
+
+
+def interleaved(models: dict[str, MLIP], batches: list[Batch], weights: dict, warmup: int = 2) -> dict:
+    """:func:`measure` for several models at once, round-robin over the batches: {name: (seconds, bytes)}."""
+    for b in batches[:warmup]:
+        for model in models.values():
+            one_pass(model, b, weights)
+    runs: dict[str, list] = {name: [] for name in models}
+    for b in batches:
+        for name, model in models.items():
+            runs[name].append(one_pass(model, b, weights))
+    return {
+        name: (np.median([r[0] for r in rs], axis=0), np.median([r[1] for r in rs], axis=0))
+        for name, rs in runs.items()
+    }

@@ -31,7 +31,12 @@ log = logging.getLogger(__name__)
 
 
 def measure_plans(base, data, idx_batches, settings, n_devices) -> dict:
-    """Unit costs, then measured stage costs and memory for each simulated plan."""
+    """Unit costs (which choose WaveK's splits), then measured stage costs and memory of each plan.
+
+    The plans are measured interleaved: each round times one micro-batch through every plan's model before
+    the next round, and medians are taken over rounds, so a burst of load from other processes on a shared
+    machine hits every plan alike instead of inflating whichever plan it coincides with.
+    """
     units = settings["model"]["layers"] + 1
     weights = settings["train"]["weights"]
     batches = [dataset.batch(data, i) for i in idx_batches]
@@ -42,10 +47,12 @@ def measure_plans(base, data, idx_batches, settings, n_devices) -> dict:
         "folded_wavek": wavek_split(unit_costs, n_devices, "folded"),
         "linear_wavek": wavek_split(unit_costs, n_devices, "linear"),
     }
-    plans = {}
-    for name, split in splits.items():
-        c, mem = costs.measure(transfer(base, build(settings, split)), batches, weights)
-        plans[name] = {"split": split, "costs": c.tolist(), "memory_bytes": mem.tolist()}
+    models = {name: transfer(base, build(settings, split)) for name, split in splits.items()}
+    runs = costs.interleaved(models, batches, weights)
+    plans = {
+        name: {"split": splits[name], "costs": c.tolist(), "memory_bytes": mem.tolist()}
+        for name, (c, mem) in runs.items()
+    }
     return {"unit_costs": unit_costs.tolist(), "unit_memory_bytes": unit_memory.tolist(), "plans": plans}
 
 
