@@ -39,17 +39,6 @@ def code_closure(entry):
     return [os.path.relpath(p) for p in import_closure(entry)]
 
 
-def code_files(*parts):
-    """Transitional: every file of a package folder ('papers/hysomi') or a module, for rules not yet
-    declared through ``paper(...)``; new rules use ``code_closure`` (derived automatically).
-    """
-    files = []
-    for part in parts:
-        path = REPO / "scripts/repro" / part
-        files += [path] if path.suffix == ".py" else sorted(path.rglob("*.py"))
-    return [os.path.relpath(f) for f in files]
-
-
 def paper_config(slug):
     return config["papers"][slug]
 
