@@ -99,7 +99,9 @@ def one_seed(data: dict, views: list[str], cfg: dict, seed: int) -> dict:
             h = hub.hub(z, fit["weights"])
             result["hub"] = {
                 "sw_to_hub": [hub.sliced_w2(zm, h, theta) for zm in z],
-                "sw_pairs": {f"{a}-{b}": hub.sliced_w2(z[a], z[b], theta) for a in range(len(z)) for b in range(len(z)) if a < b},
+                "sw_pairs": {
+                    f"{a}-{b}": hub.sliced_w2(z[a], z[b], theta) for a in range(len(z)) for b in range(len(z)) if a < b
+                },
                 **hub.cycle_audit(z, h, theta[0]),
             }
     (a_tr, a_te, _), (b_tr, b_te, _) = raw_split[0], raw_split[1]
@@ -119,16 +121,22 @@ def one_seed(data: dict, views: list[str], cfg: dict, seed: int) -> dict:
 
 
 def invariance_checks(data: dict, views: list[str], cfg: dict) -> dict:
-    """Hard-rank Gaussianization: invariance to the warps, standard-normal marginals (columns without ties)."""
+    """Hard-rank Gaussianization: invariance to the warps; standard-normal marginals on columns with at most
+    5% tied values, pooled over views (NaN, a failing check, if there is none)."""
     diffs, means, variances = [], [], []
     for v in views:
         clean, warped = data[v], data[f"{v}_warped"]
         g_w = gaussianize(warped, warped, clip=cfg["clip"])
         diffs.append(np.max(np.abs(g_w - gaussianize(clean, clean, clip=cfg["clip"]))))
-        untied = [j for j in range(clean.shape[1]) if np.unique(clean[:, j]).size == clean.shape[0]]
-        means.append(np.max(np.abs(g_w[:, untied].mean(0))) if untied else 0.0)
-        variances.append(np.max(np.abs(g_w[:, untied].var(0) - 1)) if untied else 0.0)
-    return {"max_abs_warp_difference": float(np.max(diffs)), "max_abs_mean": float(np.max(means)), "max_abs_var_minus_1": float(np.max(variances))}
+        nearly_untied = [j for j in range(clean.shape[1]) if np.unique(clean[:, j]).size >= 0.95 * clean.shape[0]]
+        g = g_w[:, nearly_untied]
+        means += np.abs(g.mean(0)).tolist()
+        variances += np.abs(g.var(0) - 1).tolist()
+    return {
+        "max_abs_warp_difference": float(np.max(diffs)),
+        "max_abs_mean": float(np.max(means)) if means else float("nan"),
+        "max_abs_var_minus_1": float(np.max(variances)) if variances else float("nan"),
+    }
 
 
 def nutrimouse_dk(data: dict, cfg: dict) -> list[dict]:
@@ -153,4 +161,7 @@ def main(job) -> None:
     for seed in cfg["seeds"]:
         runs.append(one_seed(data, views, cfg, seed))
         progress.update()
-    write_json(job.output.runs, {"runs": runs, "invariance": invariance_checks(data, views, cfg), "nutrimouse": nutrimouse_dk(data, cfg)})
+    write_json(
+        job.output.runs,
+        {"runs": runs, "invariance": invariance_checks(data, views, cfg), "nutrimouse": nutrimouse_dk(data, cfg)},
+    )

@@ -31,7 +31,10 @@ def fit_infonce(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Adam on the symmetric InfoNCE loss of two linear projectors over random minibatches of pairs."""
     rng = np.random.default_rng(seed)
-    params = [rng.normal(size=(a.shape[1], k)) / np.sqrt(a.shape[1]), rng.normal(size=(b.shape[1], k)) / np.sqrt(b.shape[1])]
+    params = [
+        rng.normal(size=(a.shape[1], k)) / np.sqrt(a.shape[1]),
+        rng.normal(size=(b.shape[1], k)) / np.sqrt(b.shape[1]),
+    ]
     moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
     for t in range(1, steps + 1):
         idx = rng.choice(a.shape[0], min(batch, a.shape[0]), replace=False)

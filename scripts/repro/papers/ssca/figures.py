@@ -25,7 +25,9 @@ def stability_figure(m: dict, path: str) -> None:
         bound = [np.minimum(r["bound"], 10.0) for r in rows]
         x = np.full(len(rows), i) + np.linspace(-0.15, 0.15, len(rows))
         ax.scatter(x, observed, s=12, label="observed sin Theta" if i == 0 else None, color="C0")
-        ax.scatter(x, bound, s=12, marker="_", label="Davis-Kahan bound (clipped at 10)" if i == 0 else None, color="C3")
+        ax.scatter(
+            x, bound, s=12, marker="_", label="Davis-Kahan bound (clipped at 10)" if i == 0 else None, color="C3"
+        )
     ax.set_xticks(range(len(m["davis_kahan"])), [LABELS.get(k, k) for k in m["davis_kahan"]], rotation=15)
     ax.set(yscale="log", ylabel="||sin Theta||")
     ax.legend()
