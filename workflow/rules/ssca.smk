@@ -1,6 +1,5 @@
 """SSCA: stable spectral copula alignment (ICML 2026; paper not located, method reconstructed)."""
 
-
 declare_paper(
     "ssca",
     stage(
@@ -44,7 +43,10 @@ declare_paper(
         settings=["gate"],
         reported=True,
     ),
-    figures(["stability", "retrieval", "gate"], input={"metrics": "results/ssca/metrics.json"}),
+    figures(
+        ["stability", "retrieval", "gate"],
+        input={"metrics": "results/ssca/metrics.json"},
+    ),
     manifests=["results/ssca/data/manifest.json"],
     packages=["mvlearn"],
 )

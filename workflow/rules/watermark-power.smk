@@ -1,6 +1,5 @@
 """Power-calibrated LLM watermarking: a statistical framework (ICML 2026 poster 63724)."""
 
-
 declare_paper(
     "watermark-power",
     stage(
@@ -17,7 +16,14 @@ declare_paper(
         input={"lm": "results/watermark-power/data/lm.npz"},
         output={"samples": "results/watermark-power/samples.npz"},
         seed=True,
-        settings=["key", "gammas", "deltas", "lengths", "sequences", "kl_check_contexts"],
+        settings=[
+            "key",
+            "gammas",
+            "deltas",
+            "lengths",
+            "sequences",
+            "kl_check_contexts",
+        ],
     ),
     stage(
         "evaluate",

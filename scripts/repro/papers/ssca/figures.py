@@ -20,7 +20,7 @@ LABELS = {
 def stability_figure(m: dict, path: str) -> None:
     fig, axes = subplots(1, 1, width=4.0)
     ax = axes[0][0]
-    for i, (name, rows) in enumerate(m["davis_kahan"].items()):
+    for i, rows in enumerate(m["davis_kahan"].values()):
         observed = [r["sin_theta"] for r in rows]
         bound = [np.minimum(r["bound"], 10.0) for r in rows]
         x = np.full(len(rows), i) + np.linspace(-0.15, 0.15, len(rows))

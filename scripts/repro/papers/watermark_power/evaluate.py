@@ -82,7 +82,10 @@ def false_positive_rates(s: dict, cfg: dict) -> list[dict]:
                 ("human", s["human_green"][i], s["human_scored"]),
                 ("lm", s["cal_green"][i], s["cal_scored"]),
             ):
-                out.append({"gamma": float(gamma), "alpha": alpha, "source": source} | rate(detected(green, scored, gamma, alpha)))
+                out.append(
+                    {"gamma": float(gamma), "alpha": alpha, "source": source}
+                    | rate(detected(green, scored, gamma, alpha))
+                )
     return out
 
 
@@ -122,7 +125,9 @@ def summarise(s: dict, cfg: dict) -> dict:
             kl_lines.setdefault(r["gamma"], []).append(r["kl_empirical"])
     mid = [r for r in rows if r["T"] == cfg["entropy_length"] and 0.05 < r["empirical"]["rate"] < 0.95]
     baselines = {
-        name: next((r for r in rows if r["gamma"] == g and r["delta"] == d and r["T"] == cfg["calibration_length"]), None)
+        name: next(
+            (r for r in rows if r["gamma"] == g and r["delta"] == d and r["T"] == cfg["calibration_length"]), None
+        )
         for name, (g, d) in cfg["baselines"].items()
     }
     return {

@@ -29,7 +29,14 @@ def distortion_figure(m: dict, path: str) -> None:
     t = max(c["T"] for c in m["cells"])
     for i, gamma in enumerate(sorted({c["gamma"] for c in m["cells"]})):
         cells = [c for c in m["cells"] if c["T"] == t and c["gamma"] == gamma]
-        ax.plot([c["kl_predicted"] for c in cells], [c["kl_empirical"] for c in cells], "o-", ms=3, color=f"C{i}", label=f"gamma = {gamma:g}")
+        ax.plot(
+            [c["kl_predicted"] for c in cells],
+            [c["kl_empirical"] for c in cells],
+            "o-",
+            ms=3,
+            color=f"C{i}",
+            label=f"gamma = {gamma:g}",
+        )
     top = max(c["kl_empirical"] for c in m["cells"])
     ax.plot([0, top], [0, top], "k--", lw=0.8)
     ax.set(xlabel="predicted KL per token (calibration samples)", ylabel="empirical KL per token")
@@ -42,11 +49,23 @@ def pareto_figure(m: dict, path: str) -> None:
     ax = axes[0][0]
     t = m["calibration"][0]["choice"]["T"] if m["calibration"][0]["choice"] else None
     cells = [c for c in m["cells"] if c["T"] == t]
-    ax.scatter([c["kl_empirical"] for c in cells], [c["empirical"]["rate"] for c in cells], s=10, color="0.6", label="grid cells")
+    ax.scatter(
+        [c["kl_empirical"] for c in cells],
+        [c["empirical"]["rate"] for c in cells],
+        s=10,
+        color="0.6",
+        label="grid cells",
+    )
     for c in m["calibration"]:
         if c["choice"]:
             ch = c["choice"]
-            ax.scatter(ch["kl_empirical"], ch["empirical"]["rate"], marker="*", s=80, label=f"calibrated, KL <= {c['budget']:g}")
+            ax.scatter(
+                ch["kl_empirical"],
+                ch["empirical"]["rate"],
+                marker="*",
+                s=80,
+                label=f"calibrated, KL <= {c['budget']:g}",
+            )
     for name, b in m["baselines"].items():
         if b:
             ax.scatter(b["kl_empirical"], b["empirical"]["rate"], marker="x", s=40, label=name)

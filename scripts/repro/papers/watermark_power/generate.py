@@ -77,7 +77,9 @@ def kl_identity_error(table: np.ndarray, ranks: np.ndarray, gammas, deltas, rng,
             q /= q.sum(axis=1, keepdims=True)
             direct = np.sum(q * np.log(q / p), axis=1)
             worst = max(worst, float(np.max(np.abs(direct - kl_per_step(p_green, delta)))))
-            worst = max(worst, float(np.max(np.abs(q[mask].sum() / mask.shape[0] - np.mean(green_prob(p_green, delta))))))
+            worst = max(
+                worst, float(np.max(np.abs(q[mask].sum() / mask.shape[0] - np.mean(green_prob(p_green, delta)))))
+            )
     return worst
 
 
@@ -93,7 +95,10 @@ def main(job) -> None:
     start = heldout[rng.integers(heldout.size - 1, size=n)]
     log_table = np.log(table)
     records = {f"cal_{k}": a for k, a in generate(table, log_table, ranks, gammas, 0, 0.0, start, length, rng).items()}
-    cells = {k: np.empty((len(gammas), len(deltas)) + records[f"cal_{k}"].shape[-2:], dtype=records[f"cal_{k}"].dtype) for k in ("green", "entropy", "scored")}
+    cells = {
+        k: np.empty((len(gammas), len(deltas)) + records[f"cal_{k}"].shape[-2:], dtype=records[f"cal_{k}"].dtype)
+        for k in ("green", "entropy", "scored")
+    }
     cells["p_green"] = np.empty((len(gammas), len(deltas), n, length))
     progress = Progress("watermark cells", total=len(gammas) * len(deltas))
     for i in range(len(gammas)):
