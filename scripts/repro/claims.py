@@ -208,6 +208,18 @@ def deviation_from_reported(
     return measure
 
 
+def binomial_interval(successes: int, trials: int, level: float = 0.95) -> Measured:
+    """Observed rate successes/trials with its Clopper-Pearson (exact binomial) interval."""
+    from scipy import stats
+
+    if trials < 1:
+        return Measured(float("nan"), Interval(float("nan"), float("nan"), f"Clopper-Pearson {level:.0%}", 0))
+    ci = stats.binomtest(int(successes), int(trials)).proportion_ci(level, method="exact")
+    return Measured(
+        successes / trials, Interval(float(ci.low), float(ci.high), f"Clopper-Pearson {level:.0%}", int(trials))
+    )
+
+
 @dataclass
 class Claim:
     """One checked claim of a paper (what ``claims.json`` holds, one entry each)."""

@@ -1,0 +1,1 @@
+"""SSCA: stable spectral copula alignment (reconstructed; see docs/papers/ssca.md)."""

@@ -1,0 +1,1 @@
+"""Power-calibrated LLM watermarking: KGW green lists, power and distortion formulas, calibration."""

@@ -1,0 +1,81 @@
+"""Stage: predicted vs empirical power (F1) and distortion (F2), the empirical Pareto front with the
+calibrated choices and the baselines (F3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from repro.io import read_json
+from repro.plotting import save, subplots
+
+
+def power_figure(m: dict, path: str) -> None:
+    fig, axes = subplots(1, 1, width=3.6, height=3.4)
+    ax = axes[0][0]
+    for i, t in enumerate(sorted({c["T"] for c in m["cells"]})):
+        cells = [c for c in m["cells"] if c["T"] == t]
+        emp = np.array([c["empirical"]["rate"] for c in cells])
+        err = np.array([[e - c["empirical"]["low"], c["empirical"]["high"] - e] for e, c in zip(emp, cells)]).T
+        ax.errorbar([c["predicted"] for c in cells], emp, yerr=err, fmt="o", ms=3, color=f"C{i}", label=f"T = {t}")
+    ax.plot([0, 1], [0, 1], "k--", lw=0.8)
+    ax.set(xlabel="predicted power", ylabel="empirical power (95% CI)")
+    ax.legend()
+    save(fig, path)
+
+
+def distortion_figure(m: dict, path: str) -> None:
+    fig, axes = subplots(1, 1, width=3.6, height=3.4)
+    ax = axes[0][0]
+    t = max(c["T"] for c in m["cells"])
+    for i, gamma in enumerate(sorted({c["gamma"] for c in m["cells"]})):
+        cells = [c for c in m["cells"] if c["T"] == t and c["gamma"] == gamma]
+        ax.plot(
+            [c["kl_predicted"] for c in cells],
+            [c["kl_empirical"] for c in cells],
+            "o-",
+            ms=3,
+            color=f"C{i}",
+            label=f"gamma = {gamma:g}",
+        )
+    top = max(c["kl_empirical"] for c in m["cells"])
+    ax.plot([0, top], [0, top], "k--", lw=0.8)
+    ax.set(xlabel="predicted KL per token (calibration samples)", ylabel="empirical KL per token")
+    ax.legend()
+    save(fig, path)
+
+
+def pareto_figure(m: dict, path: str) -> None:
+    fig, axes = subplots(1, 1, width=4.0, height=3.2)
+    ax = axes[0][0]
+    t = m["calibration"][0]["choice"]["T"] if m["calibration"][0]["choice"] else None
+    cells = [c for c in m["cells"] if c["T"] == t]
+    ax.scatter(
+        [c["kl_empirical"] for c in cells],
+        [c["empirical"]["rate"] for c in cells],
+        s=10,
+        color="0.6",
+        label="grid cells",
+    )
+    for c in m["calibration"]:
+        if c["choice"]:
+            ch = c["choice"]
+            ax.scatter(
+                ch["kl_empirical"],
+                ch["empirical"]["rate"],
+                marker="*",
+                s=80,
+                label=f"calibrated, KL <= {c['budget']:g}",
+            )
+    for name, b in m["baselines"].items():
+        if b:
+            ax.scatter(b["kl_empirical"], b["empirical"]["rate"], marker="x", s=40, label=name)
+    ax.set(xscale="log", xlabel="empirical KL per token", ylabel=f"empirical power at T = {t}")
+    ax.legend(fontsize=6)
+    save(fig, path)
+
+
+def main(job) -> None:
+    m = read_json(job.input.metrics)
+    power_figure(m, job.output.power)
+    distortion_figure(m, job.output.distortion)
+    pareto_figure(m, job.output.pareto)
