@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from repro.data.fields.store import open_fields, split_of
+from repro.device import pick_device
 from repro.io import atomic_path, write_json
 from repro.operators import GalerkinTransformer, baseline, count_parameters, grid_coordinates
 from repro.papers.gpo.model import GPO
@@ -68,24 +69,36 @@ def mse_loss(model, batch, align_weight: float) -> torch.Tensor:
     x, y = batch
     loss = torch.mean((model(x) - y) ** 2)
     if isinstance(model, GPO) and align_weight > 0:
-        coords = grid_coordinates(1, *x.shape[-2:]).flatten(2).transpose(1, 2)
+        coords = grid_coordinates(1, *x.shape[-2:], x.device).flatten(2).transpose(1, 2)
         loss = loss + align_weight * model.alignment_loss(x.flatten(2).transpose(1, 2), coords)
     return loss
 
 
-def fit(model, x: np.ndarray, y: np.ndarray, settings: dict, seed: int, checkpoint: Path | None, loss_fn=mse_loss):
-    """Train on normalised tensors with repro.training.train (seeded per epoch, resumable)."""
+def fit(
+    model,
+    x: np.ndarray,
+    y: np.ndarray,
+    settings: dict,
+    seed: int,
+    checkpoint: Path | None,
+    loss_fn=mse_loss,
+    device: torch.device | None = None,
+):
+    """Train on normalised tensors with repro.training.train (seeded per epoch, resumable); the model
+    ends on the CPU, where predictions and checks run."""
     cfg = settings["train"]
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    device = device or torch.device("cpu")
+    model.to(device)
+    xt, yt = torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)
 
     def batches(epoch: int):
         order = epoch_rng(seed, epoch).permutation(len(xt))
         for start in range(0, len(order), cfg["batch"]):
-            idx = torch.from_numpy(order[start : start + cfg["batch"]])
+            idx = torch.from_numpy(order[start : start + cfg["batch"]]).to(device)
             yield xt[idx], yt[idx]
 
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
-    return train(
+    result = train(
         model,
         lambda m, b: loss_fn(m, b, settings["model"]["align_weight"]),
         batches,
@@ -97,6 +110,8 @@ def fit(model, x: np.ndarray, y: np.ndarray, settings: dict, seed: int, checkpoi
         desc=f"gpo {type(model).__name__}",
         seed=seed,
     )
+    model.cpu()
+    return result
 
 
 @torch.no_grad()
@@ -176,6 +191,7 @@ def normalise(arrays: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dic
 
 def main(job) -> None:
     settings, seed = job.params.settings, int(job.params.seed)
+    device = pick_device(job.params.device)
     torch.manual_seed(seed)
     ckpt_dir = Path(job.output.training).parent / "checkpoints"
     ckpt_dir.mkdir(parents=True, exist_ok=True)
@@ -197,7 +213,7 @@ def main(job) -> None:
         for name in ("gpo", *settings["baselines"]):
             model = build(name, settings, periodic)
             ckpt = ckpt_dir / f"{task}_{name}.pt"
-            result = fit(model, arrays["train_lo_x"], arrays["train_lo_y"], settings, seed, ckpt)
+            result = fit(model, arrays["train_lo_x"], arrays["train_lo_y"], settings, seed, ckpt, device=device)
             ckpt.unlink(missing_ok=True)
             report["parameters"][f"{task}/{name}"] = count_parameters(model)
             report["history"][f"{task}/{name}"] = result.history
