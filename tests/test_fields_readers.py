@@ -6,7 +6,7 @@ import pytest
 import torch
 from scipy import io
 
-from repro.data.fields import readers
+from repro.data.fields import neuraloperator, readers
 from repro.data.fields.store import make_dataset, open_fields, split_of, write_fields
 from repro.io import InputError
 
@@ -32,20 +32,20 @@ def test_store_round_trip_keeps_layout_split_and_attrs(tmp_path):
 
 
 def test_neuraloperator_members_are_read_with_torch_load(tmp_path):
-    folder = tmp_path / readers.NEURALOP_DATA
+    folder = tmp_path / neuraloperator.NEURALOP_DATA
     folder.mkdir(parents=True)
     torch.save({"x": torch.rand(2, 4, 4) > 0.5, "y": torch.rand(2, 4, 4)}, folder / "darcy_test_16.pt")
     out = torch.rand(3, 5, 8, dtype=torch.float64)
     torch.save({"input": out[:, 0], "output": out, "visc": torch.tensor([[0.01]])}, folder / "burgers_lowres.pt")
-    a, u = readers.neuraloperator_darcy(tmp_path, "test_16")
+    a, u = neuraloperator.neuraloperator_darcy(tmp_path, "test_16")
     assert a.shape == u.shape == (2, 4, 4)
-    traj, visc = readers.neuraloperator_burgers(tmp_path)
+    traj, visc = neuraloperator.neuraloperator_burgers(tmp_path)
     assert traj.shape == (3, 5, 8) and visc == pytest.approx(0.01)
     with pytest.raises(InputError, match="missing"):
-        readers.neuraloperator_darcy(tmp_path, "train_16")
+        neuraloperator.neuraloperator_darcy(tmp_path, "train_16")
     torch.save({"x": torch.zeros(1)}, folder / "darcy_train_16.pt")
     with pytest.raises(InputError, match="lacks tensors"):
-        readers.neuraloperator_darcy(tmp_path, "train_16")
+        neuraloperator.neuraloperator_darcy(tmp_path, "train_16")
 
 
 def test_sevir_vil_reader_makes_downsampled_windows(tmp_path):

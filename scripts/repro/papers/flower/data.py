@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.data.fields import readers, simulators
+from repro.data.fields import neuraloperator, readers, simulators
 from repro.data.fields.store import make_dataset, write_fields
 from repro.io import sha256, write_json
 
@@ -81,7 +81,7 @@ def wave(cfg: dict, seed: int):
 
 
 def burgers(folder: str, cfg: dict):
-    u, visc = readers.neuraloperator_burgers(folder)
+    u, visc = neuraloperator.neuraloperator_burgers(folder)
     u = u[: cfg["n_train"] + cfg["n_test"]]
     n = u.shape[-1]
     attrs = {

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.data.fields import readers, simulators
+from repro.data.fields import neuraloperator, readers, simulators
 from repro.data.fields.store import make_dataset, write_fields
 from repro.io import sha256, write_json
 
 
 def darcy(folder: str, n_train: int) -> dict:
-    a_train, u_train = readers.neuraloperator_darcy(folder, "train_16")
-    a_test, u_test = readers.neuraloperator_darcy(folder, "test_16")
-    a_hi, u_hi = readers.neuraloperator_darcy(folder, "test_32")
+    a_train, u_train = neuraloperator.neuraloperator_darcy(folder, "train_16")
+    a_test, u_test = neuraloperator.neuraloperator_darcy(folder, "test_16")
+    a_hi, u_hi = neuraloperator.neuraloperator_darcy(folder, "test_32")
     source = "neuraloperator==0.3.0 wheel, neuralop/datasets/data/darcy_*.pt"
     lo_split = np.array(["train"] * n_train + ["test"] * len(a_test))
     attrs = {"dt": 1.0, "source": source, "periodic": False}
