@@ -1,6 +1,5 @@
 """PDRF: physically-guided data-space rectified flow for precipitation nowcasting (ICML 2026 poster 63730)."""
 
-
 declare_paper(
     "pdrf",
     stage(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from repro.fields_training import load_arrays
 from repro.io import read_json
-from repro.papers.flower.evaluate import open_predictions
 from repro.plotting import PALETTE, save, subplots
 
 LABELS = {"flower": "Flower-lite", "fno": "FNO-lite", "unet": "U-Net-lite"}
@@ -71,5 +71,5 @@ def main(job) -> None:
     metrics = read_json(job.input.metrics)
     vrmse_figure(metrics, job.output.vrmse)
     rollout_figure(metrics, job.output.rollout)
-    warp_figure(open_predictions(job.input.predictions), metrics, job.output.warps)
+    warp_figure(load_arrays(job.input.predictions), metrics, job.output.warps)
     scaling_figure(metrics, job.output.scaling)

@@ -22,10 +22,11 @@ import torch
 
 from repro.data.fields.store import open_fields, split_of
 from repro.device import pick_device
-from repro.io import atomic_path, write_json
+from repro.fields_training import fit_arrays, save_arrays
+from repro.io import write_json
 from repro.operators import baseline, count_parameters
 from repro.papers.flower.model import Flower, SelfWarp, warp
-from repro.training import epoch_rng, fingerprint_of, train
+from repro.training import fingerprint_of
 
 
 def task_fields(path: str, split: str) -> tuple[np.ndarray, np.ndarray]:
@@ -83,31 +84,17 @@ def fit(model, x, y, settings, seed, checkpoint, loss_fn=mse_loss, device=None, 
     """repro.training.train with per-epoch batch order from epoch_rng; the model ends on the CPU.
 
     ``batch`` overrides the configured batch size (a task with many small samples uses larger batches)."""
-    cfg = settings["train"] | ({"batch": batch} if batch else {})
-    device = device or torch.device("cpu")
-    model.to(device)
-    xt, yt = torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)
-
-    def batches(epoch: int):
-        order = epoch_rng(seed, epoch).permutation(len(xt))
-        for start in range(0, len(order), cfg["batch"]):
-            idx = torch.from_numpy(order[start : start + cfg["batch"]]).to(device)
-            yield xt[idx], yt[idx]
-
-    result = train(
+    return fit_arrays(
         model,
+        (x, y),
         loss_fn,
-        batches,
-        epochs=cfg["epochs"],
-        optimizer=torch.optim.Adam(model.parameters(), lr=cfg["lr"]),
+        train_cfg=settings["train"] | ({"batch": batch} if batch else {}),
+        seed=seed,
         checkpoint=checkpoint,
-        checkpoint_every=1,
         fingerprint=fingerprint_of(settings, [__file__]),
         desc=f"flower {type(model).__name__}",
-        seed=seed,
+        device=device,
     )
-    model.cpu()
-    return result
 
 
 @torch.no_grad()
@@ -205,7 +192,5 @@ def main(job) -> None:
                     preds[f"{key}/displacement"] = first_displacements(model, test_state, test_static, norm)
     report["checks"] = warp_checks(seed0)
     report["forward_times"] = forward_times(settings, seed0)
-    with atomic_path(job.output.predictions) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **preds)
+    save_arrays(job.output.predictions, preds)
     write_json(job.output.training, report)

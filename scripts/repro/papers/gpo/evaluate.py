@@ -7,19 +7,12 @@ import numpy as np
 
 from repro.claims import evaluate_claims, write_claims
 from repro.fields_metrics import relative_l2
-from repro.io import InputError, read_json, write_json
+from repro.fields_training import load_arrays
+from repro.io import read_json, write_json
 from repro.papers.gpo.claims import CLAIMS
 from repro.registry import load_reported
 
 TASKS = ("darcy", "ns")
-
-
-def open_predictions(path: str) -> dict[str, np.ndarray]:
-    try:
-        with np.load(path) as content:
-            return {k: content[k] for k in content.files}
-    except (OSError, ValueError) as err:
-        raise InputError(path, f"cannot read predictions ({err})") from err
 
 
 def loglog_slope(points: list[float], seconds: list[float]) -> float:
@@ -66,7 +59,7 @@ def summarise(preds: dict[str, np.ndarray], training: dict) -> dict:
 
 
 def main(job) -> None:
-    metrics = summarise(open_predictions(job.input.predictions), read_json(job.input.training))
+    metrics = summarise(load_arrays(job.input.predictions), read_json(job.input.training))
     write_json(job.output.metrics, metrics)
     claims = evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))
     write_claims(job.output.claims, "gpo", claims)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Ellipse
 
+from repro.fields_training import load_arrays
 from repro.io import read_json
-from repro.papers.gpo.evaluate import open_predictions
 from repro.plotting import PALETTE, save, subplots
 
 LABELS = {
@@ -61,6 +61,6 @@ def scaling_figure(metrics: dict, path: str) -> None:
 
 def main(job) -> None:
     metrics = read_json(job.input.metrics)
-    particles_figure(open_predictions(job.input.predictions), read_json(job.input.training), job.output.particles)
+    particles_figure(load_arrays(job.input.predictions), read_json(job.input.training), job.output.particles)
     errors_figure(metrics, job.output.errors)
     scaling_figure(metrics, job.output.scaling)

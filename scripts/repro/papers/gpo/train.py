@@ -20,10 +20,11 @@ import torch
 
 from repro.data.fields.store import open_fields, split_of
 from repro.device import pick_device
-from repro.io import atomic_path, write_json
+from repro.fields_training import fit_arrays, save_arrays
+from repro.io import write_json
 from repro.operators import GalerkinTransformer, baseline, count_parameters, grid_coordinates
 from repro.papers.gpo.model import GPO
-from repro.training import epoch_rng, fingerprint_of, train
+from repro.training import fingerprint_of
 
 TASKS = {"darcy": ("permeability", "pressure"), "ns": ("vorticity", "vorticity")}
 POINT_MODELS = ("gpo", "galerkin")
@@ -86,32 +87,17 @@ def fit(
 ):
     """Train on normalised tensors with repro.training.train (seeded per epoch, resumable); the model
     ends on the CPU, where predictions and checks run."""
-    cfg = settings["train"]
-    device = device or torch.device("cpu")
-    model.to(device)
-    xt, yt = torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)
-
-    def batches(epoch: int):
-        order = epoch_rng(seed, epoch).permutation(len(xt))
-        for start in range(0, len(order), cfg["batch"]):
-            idx = torch.from_numpy(order[start : start + cfg["batch"]]).to(device)
-            yield xt[idx], yt[idx]
-
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
-    result = train(
+    return fit_arrays(
         model,
+        (x, y),
         lambda m, b: loss_fn(m, b, settings["model"]["align_weight"]),
-        batches,
-        epochs=cfg["epochs"],
-        optimizer=optimizer,
+        train_cfg=settings["train"],
+        seed=seed,
         checkpoint=checkpoint,
-        checkpoint_every=1,
         fingerprint=fingerprint_of(settings, [__file__]),
         desc=f"gpo {type(model).__name__}",
-        seed=seed,
+        device=device,
     )
-    model.cpu()
-    return result
 
 
 @torch.no_grad()
@@ -231,7 +217,5 @@ def main(job) -> None:
                     for layer in model.layers
                 ]
     report["forward_times"] = forward_times(settings, seed)
-    with atomic_path(job.output.predictions) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **preds)
+    save_arrays(job.output.predictions, preds)
     write_json(job.output.training, report)

@@ -14,18 +14,11 @@ import numpy as np
 from repro.claims import evaluate_claims, write_claims
 from repro.data.fields.store import open_fields, split_of
 from repro.fields_metrics import csi_m, skill_by_lead
-from repro.io import InputError, read_json, write_json
+from repro.fields_training import load_arrays
+from repro.io import read_json, write_json
 from repro.papers.pdrf.claims import CLAIMS
 from repro.papers.pdrf.nowcast import sl_forecasts
 from repro.registry import load_reported
-
-
-def open_predictions(path: str) -> dict[str, np.ndarray]:
-    try:
-        with np.load(path) as content:
-            return {k: content[k] for k in content.files}
-    except (OSError, ValueError) as err:
-        raise InputError(path, f"cannot read predictions ({err})") from err
 
 
 def scores(pred: np.ndarray, obs: np.ndarray, thresholds: list[float], pools: list[int]) -> dict:
@@ -53,7 +46,7 @@ def main(job) -> None:
     thresholds = [float(t) for t in str(ds.attrs["thresholds"]).split(",")]
     test = split_of(ds, "test").precip.values
     past, obs = test[:, :frames_in], test[:, frames_in:]
-    preds = open_predictions(job.input.predictions)
+    preds = load_arrays(job.input.predictions)
     motion = settings["motion"]
     methods = {
         "persistence": {"s0": np.repeat(past[:, -1:], obs.shape[1], axis=1)},

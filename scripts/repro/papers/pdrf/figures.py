@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from repro.data.fields.store import open_fields, split_of
+from repro.fields_training import load_arrays
 from repro.io import read_json
-from repro.papers.pdrf.evaluate import open_predictions
 from repro.papers.pdrf.nowcast import sl_forecasts
 from repro.plotting import PALETTE, save, subplots
 
@@ -63,5 +63,5 @@ def ablation_figure(metrics: dict, path: str) -> None:
 def main(job) -> None:
     metrics = read_json(job.input.metrics)
     lead_figure(metrics, job.output.csi_by_lead)
-    panels_figure(job.input.radar, open_predictions(job.input.predictions), job.params.settings, job.output.panels)
+    panels_figure(job.input.radar, load_arrays(job.input.predictions), job.params.settings, job.output.panels)
     ablation_figure(metrics, job.output.ablation)

@@ -26,10 +26,11 @@ import torch.nn.functional as F
 
 from repro.data.fields.store import open_fields, split_of
 from repro.device import pick_device
-from repro.io import atomic_path, write_json
+from repro.fields_training import fit_arrays, save_arrays
+from repro.io import write_json
 from repro.operators import UNet, count_parameters
 from repro.papers.pdrf.nowcast import sl_forecasts
-from repro.training import epoch_rng, fingerprint_of, train
+from repro.training import fingerprint_of
 
 EPS = 1e-3
 
@@ -100,32 +101,18 @@ def loss_fn(model: Nowcaster, batch, teacher: float) -> torch.Tensor:
 
 
 def fit(model, arrays, settings, seed, teacher, checkpoint, loss=loss_fn, device=None):
-    cfg = settings["train"]
-    device = device or torch.device("cpu")
-    model.to(device)
-    tensors = [torch.from_numpy(a).to(device) for a in arrays]
-
-    def batches(epoch: int):
-        order = epoch_rng(seed, epoch).permutation(len(tensors[0]))
-        for start in range(0, len(order), cfg["batch"]):
-            idx = torch.from_numpy(order[start : start + cfg["batch"]]).to(device)
-            yield tuple(t[idx] for t in tensors)
-
-    result = train(
+    return fit_arrays(
         model,
+        arrays,
         lambda m, b: loss(m, b, teacher),
-        batches,
-        epochs=cfg["epochs"],
-        optimizer=torch.optim.Adam(model.parameters(), lr=cfg["lr"]),
+        train_cfg=settings["train"],
+        seed=seed,
         checkpoint=checkpoint,
-        checkpoint_every=1,
-        grad_clip=1.0,
         fingerprint=fingerprint_of(settings, [__file__]),
         desc=f"pdrf {model.param}",
-        seed=seed,
+        device=device,
+        grad_clip=1.0,
     )
-    model.cpu()
-    return result
 
 
 @torch.no_grad()
@@ -211,7 +198,5 @@ def main(job) -> None:
                     model, cond, frames_out, sampling["nfe"], seed
                 )
     report["checks"] |= restoring_check((4, frames_out, 8, 8), sampling["nfe"], seed0)
-    with atomic_path(job.output.predictions) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **preds)
+    save_arrays(job.output.predictions, preds)
     write_json(job.output.training, report)
