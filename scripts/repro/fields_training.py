@@ -1,4 +1,4 @@
-"""Training and prediction files shared by the field papers (torch for ``fit_arrays``, numpy for the files).
+"""The training helper shared by the field papers (torch; prediction files: repro.fields_io).
 
 ``fit_arrays`` runs repro.training.train over in-memory arrays with the batch order of each epoch drawn
 from ``epoch_rng(seed, epoch)`` (a resumed run draws the same batches), on a chosen device, and leaves the
@@ -8,12 +8,12 @@ prediction files (npz) atomically, with a clear error for a bad file.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import torch
 
-from repro.io import InputError, atomic_path
+from repro.training import epoch_rng, train
 
 
 def fit_arrays(
@@ -30,10 +30,6 @@ def fit_arrays(
     grad_clip: float | None = None,
 ):
     """Minimise ``loss(model, batch)`` (batch = tuple of tensors, one per array) for the configured epochs."""
-    import torch
-
-    from repro.training import epoch_rng, train
-
     device = device or torch.device("cpu")
     model.to(device)
     tensors = [torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in arrays]
@@ -59,17 +55,3 @@ def fit_arrays(
     )
     model.cpu()
     return result
-
-
-def save_arrays(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
-
-
-def load_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    try:
-        with np.load(path) as content:
-            return {k: content[k] for k in content.files}
-    except (OSError, ValueError) as err:
-        raise InputError(path, f"cannot read the arrays file ({err})") from err

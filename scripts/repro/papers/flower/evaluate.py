@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from repro.claims import evaluate_claims, write_claims
+from repro.fields_io import load_arrays
 from repro.fields_metrics import vrmse
-from repro.fields_training import load_arrays
 from repro.io import read_json, write_json
 from repro.papers.flower.claims import CLAIMS
 from repro.registry import load_reported

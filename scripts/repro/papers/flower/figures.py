@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.fields_training import load_arrays
+from repro.fields_io import load_arrays
 from repro.io import read_json
 from repro.plotting import PALETTE, save, subplots
 

@@ -22,7 +22,8 @@ import torch
 
 from repro.data.fields.store import open_fields, split_of
 from repro.device import pick_device
-from repro.fields_training import fit_arrays, save_arrays
+from repro.fields_io import save_arrays
+from repro.fields_training import fit_arrays
 from repro.io import write_json
 from repro.operators import baseline, count_parameters
 from repro.papers.flower.model import Flower, SelfWarp, warp

@@ -20,7 +20,8 @@ import torch
 
 from repro.data.fields.store import open_fields, split_of
 from repro.device import pick_device
-from repro.fields_training import fit_arrays, save_arrays
+from repro.fields_io import save_arrays
+from repro.fields_training import fit_arrays
 from repro.io import write_json
 from repro.operators import GalerkinTransformer, baseline, count_parameters, grid_coordinates
 from repro.papers.gpo.model import GPO

@@ -13,8 +13,8 @@ import numpy as np
 
 from repro.claims import evaluate_claims, write_claims
 from repro.data.fields.store import open_fields, split_of
+from repro.fields_io import load_arrays
 from repro.fields_metrics import csi_m, skill_by_lead
-from repro.fields_training import load_arrays
 from repro.io import read_json, write_json
 from repro.papers.pdrf.claims import CLAIMS
 from repro.papers.pdrf.nowcast import sl_forecasts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro.data.fields.store import open_fields, split_of
-from repro.fields_training import load_arrays
+from repro.fields_io import load_arrays
 from repro.io import read_json
 from repro.papers.pdrf.nowcast import sl_forecasts
 from repro.plotting import PALETTE, save, subplots

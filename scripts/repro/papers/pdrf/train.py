@@ -26,7 +26,8 @@ import torch.nn.functional as F
 
 from repro.data.fields.store import open_fields, split_of
 from repro.device import pick_device
-from repro.fields_training import fit_arrays, save_arrays
+from repro.fields_io import save_arrays
+from repro.fields_training import fit_arrays
 from repro.io import write_json
 from repro.operators import UNet, count_parameters
 from repro.papers.pdrf.nowcast import sl_forecasts
