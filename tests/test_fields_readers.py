@@ -121,3 +121,13 @@ def test_the_well_reader_stacks_scalar_and_vector_fields(tmp_path):
         f.attrs["n_spatial_dims"] = 3
     with pytest.raises(InputError, match="n_spatial_dims"):
         readers.the_well_hdf5(tmp_path / "3d.hdf5", ["tracer"])
+
+
+def test_prediction_files_round_trip_and_a_bad_file_is_named(tmp_path):
+    from repro.fields_io import load_arrays, save_arrays
+
+    save_arrays(tmp_path / "p.npz", {"a/b": np.arange(3.0)})
+    np.testing.assert_array_equal(load_arrays(tmp_path / "p.npz")["a/b"], np.arange(3.0))
+    (tmp_path / "bad.npz").write_bytes(b"junk")
+    with pytest.raises(InputError, match="bad.npz"):
+        load_arrays(tmp_path / "bad.npz")
