@@ -27,6 +27,9 @@ SCALE_ONLY = {
     "papers.dissolvr.source.path": "the AqSolDB/BigSolDB CSV that the paper-scale source (kind: aqsoldb) reads",
     "papers.neural-control.tasks.t2": "task T2 (the 3-D-like twist target) runs at paper scale only",
     "papers.neural-control.budget.t2": "the solve budget of T2, which runs at paper scale only",
+    "papers.gpo.ns.path": "the FNO Navier-Stokes .mat file the paper-scale reader loads (smoke: the simulator)",
+    "papers.flower.tasks.*.*": "The Well files and fields the paper-scale readers load (smoke: the simulators)",
+    "papers.pdrf.radar.*": "the SEVIR VIL files and their sampling the paper-scale reader uses (smoke: the simulator)",
 }
 
 

@@ -1,0 +1,78 @@
+"""GPO's paper claims fail on counterfactual metrics (the baseline's numbers or quadratic timings in GPO's place)."""
+
+import numpy as np
+import pytest
+
+from repro.claims import verdict
+from repro.papers.gpo.claims import CLAIMS
+
+
+def errors(gpo_lo, fno_lo, gpo_hi=None, irregular=None, n=20):
+    rng = np.random.default_rng(0)
+    noise = 1 + 0.02 * rng.standard_normal(n)
+    gpo = {"lo": (gpo_lo * noise).tolist(), "hi": ((gpo_hi or gpo_lo) * noise).tolist()}
+    gpo["irregular"] = ((irregular or gpo_lo) * noise).tolist()
+    gpo["full_grid_at_subset"] = (gpo_lo * noise).tolist()
+    return {"gpo": gpo, "fno": {"lo": (fno_lo * noise).tolist(), "hi": (fno_lo * noise).tolist()}}
+
+
+def metrics(**override):
+    base = {
+        "relative_l2": {"darcy": errors(0.1, 0.1), "ns": errors(0.1, 0.09)},
+        "grids": {"darcy": {"lo": 16, "hi": 32}, "ns": {"lo": 32, "hi": 64}},
+        "forward_time_slope": {"gpo": 1.0, "galerkin": 1.0, "softmax": 2.0},
+        "checks": {
+            t: {"decoder_max_abs_diff": 0.0, "measurement_permutation_max_abs_diff": 1e-7} for t in ("darcy", "ns")
+        },
+    }
+    return base | override
+
+
+def test_every_claim_passes_on_metrics_that_support_it():
+    assert all(verdict(CLAIMS, c.id, metrics()) == "pass" for c in CLAIMS)
+
+
+@pytest.mark.counterfactual("gpo", "gpo_near_linear_forward_time")
+def test_quadratic_forward_time_fails():
+    assert verdict(CLAIMS, "gpo_near_linear_forward_time", metrics(forward_time_slope={"gpo": 2.0})) == "fails"
+
+
+@pytest.mark.counterfactual("gpo", "gpo_competitive_with_fno_ns")
+def test_twice_fno_error_on_navier_stokes_fails():
+    m = metrics(relative_l2={"darcy": errors(0.1, 0.1), "ns": errors(0.2, 0.09)})
+    assert verdict(CLAIMS, "gpo_competitive_with_fno_ns", m) == "fails"
+
+
+@pytest.mark.counterfactual("gpo", "gpo_competitive_with_fno_darcy")
+def test_twice_fno_error_on_darcy_fails():
+    m = metrics(relative_l2={"darcy": errors(0.2, 0.1), "ns": errors(0.1, 0.09)})
+    assert verdict(CLAIMS, "gpo_competitive_with_fno_darcy", m) == "fails"
+
+
+@pytest.mark.counterfactual("gpo", "gpo_zero_shot_resolution_ns")
+def test_error_blowing_up_on_the_fine_navier_stokes_grid_fails():
+    m = metrics(relative_l2={"darcy": errors(0.1, 0.1), "ns": errors(0.1, 0.09, gpo_hi=0.5)})
+    assert verdict(CLAIMS, "gpo_zero_shot_resolution_ns", m) == "fails"
+
+
+@pytest.mark.counterfactual("gpo", "gpo_zero_shot_resolution_darcy")
+def test_error_blowing_up_on_the_fine_darcy_grid_fails():
+    m = metrics(relative_l2={"darcy": errors(0.1, 0.1, gpo_hi=0.3), "ns": errors(0.1, 0.09)})
+    assert verdict(CLAIMS, "gpo_zero_shot_resolution_darcy", m) == "fails"
+
+
+@pytest.mark.counterfactual("gpo", "gpo_irregular_points_ns")
+def test_error_blowing_up_on_point_subsets_fails():
+    m = metrics(relative_l2={"darcy": errors(0.1, 0.1), "ns": errors(0.1, 0.09, irregular=0.4)})
+    assert verdict(CLAIMS, "gpo_irregular_points_ns", m) == "fails"
+
+
+def test_checks_fail_when_the_property_is_broken_or_missing():
+    broken = metrics(
+        checks={t: {"decoder_max_abs_diff": 0.1, "measurement_permutation_max_abs_diff": 0.1} for t in ("darcy", "ns")}
+    )
+    assert verdict(CLAIMS, "gpo_decoder_resolution_consistent", broken) == "fails"
+    assert verdict(CLAIMS, "gpo_measurement_permutation_invariant", broken) == "fails"
+    missing = metrics()
+    del missing["relative_l2"]
+    assert verdict(CLAIMS, "gpo_competitive_with_fno_ns", missing) == "fails"
