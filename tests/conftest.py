@@ -39,3 +39,13 @@ def default_run(tmp_path_factory) -> Path:
     snakemake(work, "--cores", "2", "--report-after-run", "--report", "results/report.html", timeout=3600)
     print(f"embedded default end to end: {time.perf_counter() - start:.1f} s")
     return work
+
+
+@pytest.fixture(autouse=True)
+def _restore_torch_default_dtype():
+    """Some stages compute in float64 by setting torch's default dtype (their own process in the workflow);
+    when a test calls them in-process, put the default back so later tests see torch's float32."""
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_default_dtype(torch.float32)

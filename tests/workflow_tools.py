@@ -9,7 +9,19 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SKIP = {".git", ".venv", "results", "data", "logs", ".snakemake", ".pytest_cache", "__pycache__", "tests", "benchmarks", ".ci-cache"}
+SKIP = {
+    ".git",
+    ".venv",
+    "results",
+    "data",
+    "logs",
+    ".snakemake",
+    ".pytest_cache",
+    "__pycache__",
+    "tests",
+    "benchmarks",
+    ".ci-cache",
+}
 
 
 def copy_workflow(dest: Path) -> Path:
