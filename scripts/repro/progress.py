@@ -26,11 +26,24 @@ class Progress:
     """
 
     def __init__(
-        self, desc: str, total: int | None = None, unit: str = "it", every: float = 60.0, logger: logging.Logger = log
+        self,
+        desc: str,
+        total: int | None = None,
+        unit: str = "it",
+        every: float = 60.0,
+        logger: logging.Logger = log,
+        initial: int = 0,
     ) -> None:
+        """``initial`` counts units done before this process (a resumed run): shown in ``done/total``
+        but left out of the rate and the ETA, which measure this process only."""
         self.desc, self.total, self.unit, self.every, self.log = desc, total, unit, every, logger
         self.start = self.last = time.perf_counter()
-        self.done = 0
+        self.done = self.initial = initial
+
+    def rate(self, now: float | None = None) -> float:
+        """Units per second done by this process."""
+        elapsed = (time.perf_counter() if now is None else now) - self.start
+        return (self.done - self.initial) / elapsed if elapsed > 0 else float("nan")
 
     def update(self, n: int = 1, *, force: bool = False, **fields: float | str) -> None:
         self.done += n
@@ -42,7 +55,7 @@ class Progress:
     def line(self, now: float | None = None, **fields: float | str) -> str:
         now = time.perf_counter() if now is None else now
         elapsed = now - self.start
-        rate = self.done / elapsed if elapsed > 0 else float("nan")
+        rate = self.rate(now)
         parts = [f"{self.desc}: {self.done}" + (f"/{self.total}" if self.total is not None else "") + f" {self.unit}"]
         parts += [f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in fields.items()]
         parts.append(f"{rate:.3g} {self.unit}/s")

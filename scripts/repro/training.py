@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import random
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,8 +172,7 @@ def train(
         log.info("resumed from %s at epoch %d", ckpt, start)
 
     progress = tqdm(range(start, epochs), desc=desc, mininterval=5.0, disable=None)
-    epochs_done = Progress(desc, total=epochs, unit="epochs", logger=log)
-    epochs_done.done = start
+    epochs_done = Progress(desc, total=epochs, unit="epochs", logger=log, initial=start)
     for epoch in progress:
         if seed is not None:
             seed_epoch(seed, epoch)
@@ -227,7 +225,7 @@ def train(
             force=True,
             loss=record["loss"],
             val=record.get("val", float("nan")),
-            steps_per_s=count / max(time.perf_counter() - steps.start, 1e-9),
+            steps_per_s=steps.rate(),
         )
         stop = patience is not None and since_best >= patience
         if ckpt is not None and ((epoch + 1) % checkpoint_every == 0 or stop or epoch == epochs - 1):
