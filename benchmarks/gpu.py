@@ -9,18 +9,20 @@ the achieved TFLOP/s only). ``--compile`` also measures ``torch.compile`` of the
 
 Without CUDA it says so and exits 0 (nothing to measure on a CPU-only machine).
 
+Each torch paper's step lives in its package as ``repro.papers.<pkg>.gpu_probe`` (``BATCH_SIZE`` and
+``build(section, device)``), next to the model it builds, so a paper's probe changes with its code.
+
     python benchmarks/gpu.py [--steps 300] [--warmup 20] [--papers mosaic nmrshift] [--compile]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
@@ -49,74 +51,33 @@ class Probe:
 
 
 def full_config() -> dict:
-    return yaml.safe_load((REPO / "config" / "full.yaml").read_text())
+    """The paper-scale config: the default with config/full.yaml merged over it, as a run sees it."""
+    from repro.config import load_config
+
+    return load_config("config/full.yaml")
 
 
-def build_mosaic(section: dict, device):
-    """Mosaic at 1.5 deg (121 x 240, 4 surface + 6 x 13 level channels), two ensemble members, fair CRPS."""
-    import numpy as np
-    import torch
+def torch_papers(config: dict) -> list[str]:
+    """Enabled papers with a stage in the torch environment (read from their rule files)."""
+    from repro.config import enabled_papers
 
-    from repro.papers.mosaic.model import ModelSettings, Mosaic
-    from repro.papers.mosaic.train import fair_crps_loss
-
-    era5 = full_config()["data"]["era5"]
-    levels = len(era5.get("levels", [])) or 1
-    level_vars = {"geopotential", "temperature", "u_component_of_wind", "v_component_of_wind"}
-    level_vars |= {"specific_humidity", "vertical_velocity"}
-    channels = sum(levels if v in level_vars else 1 for v in era5["variables"])
-    spec = dict(section["model"])
-    spec["tile"] = tuple(spec.get("tile", (2, 8)))
-    model_settings = ModelSettings(channels=channels, **spec)
-    lat, lon = np.linspace(-90, 90, 121), np.arange(240) * 1.5
-    model = Mosaic(model_settings, lat, lon).to(device)
-    members = section["train"].get("members", 2)
-    weights = torch.cos(torch.deg2rad(torch.as_tensor(lat, dtype=torch.float32, device=device)))[:, None]
-
-    def batch(size: int):
-        history = torch.randn(size, model_settings.history, channels, 121, 240, device=device)
-        return history, torch.randn(size, channels, 121, 240, device=device)
-
-    def loss(net, b):
-        history, truth = b
-        noise = [torch.randn(history.shape[0], model_settings.noise_dim, device=device) for _ in range(members)]
-        return fair_crps_loss(torch.stack([net(history, z) for z in noise]), truth, weights)
-
-    return model, batch, loss
+    rules = REPO / "workflow" / "rules"
+    return [s for s in enabled_papers(config) if 'env="torch"' in (rules / f"{s}.smk").read_text()]
 
 
-def build_nmrshift(section: dict, device):
-    """NMRShift's ShiftTransformer at paper width/depth on molecules of 64 atoms (NMRShiftDB2's largest)."""
-    import torch
-
-    from repro.papers.nmrshift.model import build_model
-
-    model = build_model(section["model"], "cls").to(device)
-    atoms = 64
-
-    def batch(size: int):
-        numbers = torch.randint(1, 9, (size, atoms), device=device)
-        numbers[:, atoms // 2 :] = torch.where(torch.rand(size, atoms // 2, device=device) < 0.3, 0, 6)
-        return (
-            numbers,
-            torch.randn(size, atoms, 3, device=device) * 3,
-            torch.zeros(size, dtype=torch.long, device=device),
-        )
-
-    def loss(net, b):
-        numbers, coords, solvent = b
-        pred = net(numbers, coords, solvent)
-        return ((pred - 1.0) ** 2 * (numbers > 0)).mean()
-
-    return model, batch, loss
-
-
-PROBES = {
-    "mosaic": Probe("mosaic", 4, build_mosaic),
-    "nmrshift": Probe("nmrshift", 64, build_nmrshift),
-}
-# Torch papers without a probe yet (their full-scale step is not assembled here): listed so the report says so.
-UNPROBED = ("biodynaspec", "hysomi", "poisson-eat", "pai-graphon")
+def discover_probes(slugs: list[str]) -> tuple[dict[str, Probe], list[str]]:
+    """Probes from each paper's ``repro.papers.<pkg>.gpu_probe`` module; the slugs without one, listed apart."""
+    probes, missing = {}, []
+    for slug in slugs:
+        try:
+            module = importlib.import_module(f"repro.papers.{slug.replace('-', '_')}.gpu_probe")
+        except ModuleNotFoundError as err:
+            if not str(err.name).endswith("gpu_probe"):
+                raise
+            missing.append(slug)
+            continue
+        probes[slug] = Probe(slug, module.BATCH_SIZE, module.build)
+    return probes, missing
 
 
 def peak_tflops(name: str) -> float | None:
@@ -176,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--papers", nargs="+", default=list(PROBES), choices=list(PROBES))
+    parser.add_argument("--papers", nargs="+", help="slugs to probe (default: every torch paper with a probe)")
     parser.add_argument("--compile", action="store_true", help="also time torch.compile of the step")
     args = parser.parse_args(argv)
     import torch
@@ -187,18 +148,21 @@ def main(argv: list[str] | None = None) -> int:
     name = torch.cuda.get_device_name()
     peak = peak_tflops(name)
     print(f"{name}, torch {torch.__version__}, CUDA {torch.version.cuda}, bf16 peak {peak or 'unknown'} TFLOP/s")
-    config = full_config()["papers"]
-    for slug in args.papers:
+    config = full_config()
+    probes, unprobed = discover_probes(args.papers or torch_papers(config))
+    config = config["papers"]
+    for slug in probes:
         for compiled in (False, True) if args.compile else (False,):
-            r = measure(PROBES[slug], config[slug], args.steps, args.warmup, compiled)
+            r = measure(probes[slug], config[slug], args.steps, args.warmup, compiled)
             mfu = f"{100 * r['tflops'] / peak:.1f} %" if peak else "n/a"
             print(
                 f"{slug:>10}{' compiled' if compiled else ''}: {r['params_m']:.1f} M params, batch "
-                f"{PROBES[slug].batch_size}, {r['samples_s']:,.1f} samples/s ({r['step_ms']:.1f} ms/step), "
+                f"{probes[slug].batch_size}, {r['samples_s']:,.1f} samples/s ({r['step_ms']:.1f} ms/step), "
                 f"peak {r['peak_gb']:.1f} GB, {r['tflops']:.1f} TFLOP/s, MFU {mfu}"
             )
             torch.cuda.empty_cache()
-    print(f"not probed yet: {', '.join(UNPROBED)}")
+    if unprobed:
+        print(f"no gpu_probe module yet: {', '.join(unprobed)}")
     return 0
 
 

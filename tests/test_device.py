@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from repro.config import load_config
 from repro.device import autocast, pick_device, to_device
 from repro.training import train
 
@@ -63,8 +64,32 @@ def test_gpu_probe_builds_a_training_step_on_the_cpu():
     """The probe's model, batch and loss fit together (at a reduced size; the benchmark uses the full one)."""
     section = gpu.full_config()["papers"]["nmrshift"]
     small = dict(section, model=dict(section["model"], width=32, layers=1, heads=4))
-    model, batch, loss = gpu.build_nmrshift(small, torch.device("cpu"))
+    probes, _ = gpu.discover_probes(["nmrshift"])
+    model, batch, loss = probes["nmrshift"].build(small, torch.device("cpu"))
     value = loss(model, batch(2))
     value.backward()
     assert torch.isfinite(value) and all(p.grad is not None for p in model.head.parameters())
     assert gpu.peak_tflops("NVIDIA H200") == 989.0 and gpu.peak_tflops("Some GPU") is None
+
+
+def test_mosaic_probe_counts_the_full_scale_channels_and_steps_on_a_small_grid():
+    from repro.papers.mosaic.gpu_probe import build, channel_count
+
+    config = load_config()
+    era5 = gpu.full_config()["data"]["era5"]
+    levels = len(era5["levels"])
+    level_vars = [v for v in era5["variables"] if v in {"geopotential", "temperature", "specific_humidity"}]
+    assert channel_count(era5) >= len(level_vars) * levels
+    model, batch, loss = build(config["papers"]["mosaic"], torch.device("cpu"), config["data"]["era5"], (8, 16))
+    value = loss(model, batch(1))
+    value.backward()
+    assert torch.isfinite(value)
+
+
+def test_probe_discovery_finds_modules_and_names_the_torch_papers_without_one():
+    config = load_config()
+    slugs = gpu.torch_papers(config)
+    assert {"mosaic", "nmrshift"} <= set(slugs) and "talda" not in slugs
+    probes, missing = gpu.discover_probes(slugs)
+    assert set(probes) | set(missing) == set(slugs) and not set(probes) & set(missing)
+    assert all(probe.batch_size > 0 and callable(probe.build) for probe in probes.values())
