@@ -9,7 +9,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 
 import pytest  # noqa: E402
-from workflow_tools import copy_workflow, snakemake  # noqa: E402
+from workflow_tools import commit_copy, copy_workflow, snakemake  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -32,9 +32,11 @@ def repo() -> Path:
 def default_run(tmp_path_factory) -> Path:
     """A copy of the workflow after the README's run command: every enabled paper, scoreboard, report.
 
-    Session-scoped so that the e2e tests (results, reruns, the report in a browser) share one run.
+    Session-scoped so that the e2e tests (results, reruns after code and data updates, provenance, the
+    report in a browser) share one run. The copy is a git repository of its own, so provenance names a commit.
     """
     work = copy_workflow(tmp_path_factory.mktemp("e2e") / "wf")
+    commit_copy(work)
     start = time.perf_counter()
     snakemake(work, "--cores", "2", "--report-after-run", "--report", "results/report.html", timeout=3600)
     print(f"embedded default end to end: {time.perf_counter() - start:.1f} s")

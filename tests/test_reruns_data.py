@@ -1,8 +1,8 @@
 """Reruns after a data update: replacing one canonical input of a data source schedules exactly the
 jobs downstream of it, and nothing else (not the producer, not other sources' or papers' jobs).
 
-One test per data source in the embedded config (sources added later are picked up); each runs
-the papers reading that source once, then replaces each canonical entry under data/<source>/ in
+One test per data source in the embedded config (sources added later are picked up); on the session's
+one run of the embedded default (``default_run``), each replaces each canonical entry under data/<source>/ in
 turn (a file, or a zarr directory), compares the dry run with the jobs downstream of that entry in
 the file graph of the forced plan, and restores the original.
 """
@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_slurm_harness import PlannedJob, copy_tree, embedded_config, parse_dry_run, planned_jobs, snakemake
+from test_slurm_harness import PlannedJob, embedded_config, parse_dry_run, planned_jobs, snakemake
 
 pytestmark = pytest.mark.e2e
 CONFIG = embedded_config()
@@ -78,16 +78,15 @@ def restore(path: Path, backup: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """A copy of the checkout where the papers reading each source have run to completion."""
-    targets = sorted({t for s in SOURCES for t in readers(s)})
-    if not targets:
+def built(default_run):
+    """The session's one run of the embedded default, where every paper reading a source has completed.
+
+    Each test replaces entries under data/<source>/ and restores them (same bytes, same mtime), so the run
+    is left as it was for the tests after these.
+    """
+    if not sorted({t for s in SOURCES for t in readers(s)}):
         pytest.skip("no enabled paper reads a data source")
-    root = copy_tree(tmp_path_factory.mktemp("reruns") / "repo")
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "copy"]):
-        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
-    snakemake(root, "--cores", "2", *targets, timeout=1500)
-    return root
+    return default_run
 
 
 @pytest.mark.parametrize("source", SOURCES)

@@ -38,6 +38,13 @@ def copy_workflow(dest: Path) -> Path:
     return dest
 
 
+def commit_copy(root: Path) -> str:
+    """Make the copy at ``root`` a git repository with one commit (provenance records it); return the hash."""
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "copy"]):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+    return subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+
 def snakemake(workdir: Path, *args: str, timeout: int = 1800, check: bool = True) -> subprocess.CompletedProcess:
     """Run snakemake in ``workdir`` with this interpreter's environment."""
     cmd = [sys.executable, "-m", "snakemake", *args]
