@@ -93,3 +93,16 @@ def test_probe_discovery_finds_modules_and_names_the_torch_papers_without_one():
     probes, missing = gpu.discover_probes(slugs)
     assert set(probes) | set(missing) == set(slugs) and not set(probes) & set(missing)
     assert all(probe.batch_size > 0 and callable(probe.build) for probe in probes.values())
+
+
+SMALL_GRIDS = {"gpo": {"resolution": 16}, "flower": {"grid": (16, 32)}, "pdrf": {"resolution": 16}}
+
+
+@pytest.mark.parametrize("slug", sorted(SMALL_GRIDS))
+def test_field_paper_probes_step_with_the_default_model_on_a_small_grid(slug):
+    """The probe's model, batch and loss fit together; the paper's own loss, finite, with gradients."""
+    probes, _ = gpu.discover_probes([slug])
+    model, batch, loss = probes[slug].build(load_config()["papers"][slug], torch.device("cpu"), **SMALL_GRIDS[slug])
+    value = loss(model, batch(1))
+    value.backward()
+    assert torch.isfinite(value) and any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())

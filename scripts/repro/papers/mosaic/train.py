@@ -74,7 +74,7 @@ def rollout_loss(
     history = history.repeat(copies, 1, 1, 1, 1)
     total = 0.0
     for step in range(steps):
-        z = torch.randn(b * copies, noise_dim) if variant != "mse" else None
+        z = torch.randn(b * copies, noise_dim, device=history.device) if variant != "mse" else None
         pred = model(history, z)
         truth = states[starts + 2 + step]
         if variant == "mse":

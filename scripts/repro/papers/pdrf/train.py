@@ -76,7 +76,7 @@ def euler(velocity, x0: torch.Tensor, nfe: int, inject: tuple[float, torch.Tenso
         t = k * dt
         if inject is not None and abs(t - inject[0]) < 1e-9:
             x = x + inject[1]
-        x = x + dt * velocity(x, torch.full((len(x),), t, dtype=x.dtype))
+        x = x + dt * velocity(x, torch.full((len(x),), t, dtype=x.dtype, device=x.device))
     return x
 
 
@@ -87,9 +87,9 @@ def teacher_weights(frames_out: int) -> torch.Tensor:
 def loss_fn(model: Nowcaster, batch, teacher: float) -> torch.Tensor:
     cond, x1, x_sl = batch
     if model.param == "deterministic":
-        return torch.mean((model(x1, torch.zeros(len(x1)), cond) - x1) ** 2)
+        return torch.mean((model(x1, torch.zeros(len(x1), device=x1.device), cond) - x1) ** 2)
     x0 = torch.randn_like(x1)
-    t = torch.rand(len(x1))
+    t = torch.rand(len(x1), device=x1.device)
     x_t = (1 - t).view(-1, 1, 1, 1) * x0 + t.view(-1, 1, 1, 1) * x1
     out = model(x_t, t, cond)
     if model.param == "velocity":
@@ -97,7 +97,7 @@ def loss_fn(model: Nowcaster, batch, teacher: float) -> torch.Tensor:
     loss = torch.mean((out - x1) ** 2)
     if teacher > 0:
         gap = (F.avg_pool2d(out, 4) - F.avg_pool2d(x_sl, 4)) ** 2
-        loss = loss + teacher * torch.mean(teacher_weights(x1.shape[1]) * gap)
+        loss = loss + teacher * torch.mean(teacher_weights(x1.shape[1]).to(gap.device) * gap)
     return loss
 
 
