@@ -57,12 +57,15 @@ def full_config() -> dict:
     return load_config("config/full.yaml")
 
 
-def torch_papers(config: dict) -> list[str]:
-    """Enabled papers with a stage in the torch environment (read from their rule files)."""
+def gpu_papers(config: dict) -> list[str]:
+    """Enabled papers whose config puts a stage on a GPU (``resources.<stage>.gpu``): the ones to probe."""
     from repro.config import enabled_papers
 
-    rules = REPO / "workflow" / "rules"
-    return [s for s in enabled_papers(config) if 'env="torch"' in (rules / f"{s}.smk").read_text()]
+    def on_gpu(slug: str) -> bool:
+        stages = config["papers"][slug].get("resources", {}).values()
+        return any(isinstance(r, dict) and r.get("gpu", 0) > 0 for r in stages)
+
+    return [s for s in enabled_papers(config) if on_gpu(s)]
 
 
 def discover_probes(slugs: list[str]) -> tuple[dict[str, Probe], list[str]]:
@@ -137,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--papers", nargs="+", help="slugs to probe (default: every torch paper with a probe)")
+    parser.add_argument(
+        "--papers", nargs="+", help="slugs to probe (default: every paper whose full-scale config uses a GPU)"
+    )
     parser.add_argument("--compile", action="store_true", help="also time torch.compile of the step")
     args = parser.parse_args(argv)
     import torch
@@ -149,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     peak = peak_tflops(name)
     print(f"{name}, torch {torch.__version__}, CUDA {torch.version.cuda}, bf16 peak {peak or 'unknown'} TFLOP/s")
     config = full_config()
-    probes, unprobed = discover_probes(args.papers or torch_papers(config))
+    probes, unprobed = discover_probes(args.papers or gpu_papers(config))
     config = config["papers"]
     for slug in probes:
         for compiled in (False, True) if args.compile else (False,):

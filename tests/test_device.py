@@ -86,20 +86,27 @@ def test_mosaic_probe_counts_the_full_scale_channels_and_steps_on_a_small_grid()
     assert torch.isfinite(value)
 
 
-def test_probe_discovery_finds_modules_and_names_the_torch_papers_without_one():
-    config = load_config()
-    slugs = gpu.torch_papers(config)
-    assert {"mosaic", "nmrshift"} <= set(slugs) and "talda" not in slugs
+def test_probe_discovery_finds_modules_and_names_the_gpu_papers_without_one():
+    config = gpu.full_config()
+    slugs = gpu.gpu_papers(config)
+    assert {"mosaic", "nmrshift", "gpo"} <= set(slugs) and "talda" not in slugs and "geo-newf" not in slugs
+    assert gpu.gpu_papers(load_config()) == [], "the embedded default runs on CPUs"
     probes, missing = gpu.discover_probes(slugs)
     assert set(probes) | set(missing) == set(slugs) and not set(probes) & set(missing)
     assert all(probe.batch_size > 0 and callable(probe.build) for probe in probes.values())
 
 
-SMALL_GRIDS = {"gpo": {"resolution": 16}, "flower": {"grid": (16, 32)}, "pdrf": {"resolution": 16}}
+SMALL_GRIDS = {
+    "gpo": {"resolution": 16},
+    "flower": {"grid": (16, 32)},
+    "pdrf": {"resolution": 16},
+    "lwe": {},
+    "pai-graphon": {},
+}
 
 
 @pytest.mark.parametrize("slug", sorted(SMALL_GRIDS))
-def test_field_paper_probes_step_with_the_default_model_on_a_small_grid(slug):
+def test_probes_step_with_the_default_model_on_a_small_grid(slug):
     """The probe's model, batch and loss fit together; the paper's own loss, finite, with gradients."""
     probes, _ = gpu.discover_probes([slug])
     model, batch, loss = probes[slug].build(load_config()["papers"][slug], torch.device("cpu"), **SMALL_GRIDS[slug])

@@ -208,10 +208,10 @@ class GeoNeW(nn.Module):
     def _newton(self, pg, load, batch, p):
         """Newton with backtracking on the strictly convex potential, per mesh of the batch."""
         bsz, k = load.shape
-        c = torch.zeros(bsz, k, dtype=load.dtype)
+        c = torch.zeros(bsz, k, dtype=load.dtype, device=load.device)
         scale = load.abs().amax(-1).clamp_min(1e-300)
-        iterations = torch.zeros(bsz, dtype=torch.long)
-        converged = torch.zeros(bsz, dtype=torch.bool)
+        iterations = torch.zeros(bsz, dtype=torch.long, device=load.device)
+        converged = torch.zeros(bsz, dtype=torch.bool, device=load.device)
         energy = self._energy(c, pg, load, batch, p)
         for _ in range(self.max_iter):
             r = self.residual(c, pg, load, batch, p)
@@ -220,7 +220,7 @@ class GeoNeW(nn.Module):
                 break
             step = -torch.linalg.solve(self._jacobian(c, pg, batch, p), r)
             step = torch.where(converged[:, None], torch.zeros_like(step), step)
-            t = torch.ones(bsz, dtype=load.dtype)
+            t = torch.ones(bsz, dtype=load.dtype, device=load.device)
             slope = (r * step).sum(-1)
             norm = r.abs().amax(-1)
             for _ in range(30):
