@@ -1,15 +1,24 @@
 """AutoMat: physics-guided agentic STEM image to crystal reconstruction (ICML 2026 poster 63827)."""
 
+AUTOMAT_SOURCE = paper_config("automat")["source"]
+
 declare_paper(
     "automat",
     stage(
         "data",
+        # the benchmark folder a user places: its absence is reported by the stage, naming the path
+        input=(
+            {"benchmark": AUTOMAT_SOURCE["path"]}
+            if AUTOMAT_SOURCE["kind"] == "stem2mat"
+            and Path(AUTOMAT_SOURCE["path"]).exists()
+            else {}
+        ),
         output={
             "images": "results/automat/data/images.npz",
             "manifest": "results/automat/data/manifest.json",
         },
         env="materials",
-        settings=["imaging", "generate"],
+        settings=["source", "imaging", "generate"],
     ),
     stage(
         "mlip",

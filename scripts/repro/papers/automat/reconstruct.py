@@ -22,10 +22,13 @@ def main(job) -> None:
             raise InputError(job.input.images, "no 'noisy' images")
         noisy, doses, names = z["noisy"], z["doses"], [str(n) for n in z["names"]]
     rows = []
-    progress = Progress("automat reconstruct", total=noisy.shape[0] * noisy.shape[1], unit="images")
+    recorded = np.isfinite(noisy).all(axis=(2, 3))  # a benchmark image exists at its own dose only
+    progress = Progress("automat reconstruct", total=int(recorded.sum()), unit="images")
     with threadpool_limits(1):  # many tiny matrix products: BLAS threads only add contention
         for i in range(noisy.shape[0]):
             for k, dose in enumerate(doses):
+                if not recorded[i, k]:
+                    continue
                 counts = noisy[i, k]
                 ff = feed_forward(counts, names, imaging, cfg)
                 loop = closed_loop(counts, names, imaging, cfg, energies)
