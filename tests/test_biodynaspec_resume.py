@@ -51,7 +51,7 @@ def run(atlas, tmp_path, name: str, model: str) -> dict:
             code=[train.__file__],
         ),
         output=NS(model=str(tmp_path / f"{name}.pt")),
-        params=NS(settings=SETTINGS, seed=0, checkpoints=str(tmp_path / f"ckpt_{name}")),
+        params=NS(settings=SETTINGS, seed=0, device="cpu", checkpoints=str(tmp_path / f"ckpt_{name}")),
         wildcards=NS(model=model),
     )
     train.main(job)

@@ -102,6 +102,8 @@ SMALL_GRIDS = {
     "pdrf": {"resolution": 16},
     "lwe": {},
     "pai-graphon": {},
+    "poisson-eat": {},
+    "biodynaspec": {},
 }
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from repro.claims import evaluate_claims, write_claims
 from repro.data.atlas.splits import read_split
+from repro.device import pick_device
 from repro.io import atomic_path, write_json
 from repro.papers.biodynaspec import metrics as M
 from repro.papers.biodynaspec.claims import CLAIMS, FULL_SCALE
@@ -90,7 +91,8 @@ def main(job) -> None:
     settings, scale = job.params.settings, job.params.scale
     processed, meta = Path(job.input.processed), read_meta(job.input.meta)
     reported = load_reported(job.input.reported)
-    nets = {Path(p).stem: load_model(p, settings) for p in job.input.models}
+    device = pick_device(job.params.device)
+    nets = {Path(p).stem: load_model(p, settings, device) for p in job.input.models}
     items = evaluation_items(meta, Path(job.input.splits), settings["heldout_replicates"])
     per_model: dict[str, dict] = {m: {} for m in settings["models"]}
     samples: dict[str, np.ndarray] = {}

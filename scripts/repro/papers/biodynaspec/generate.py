@@ -12,13 +12,13 @@ from repro.papers.biodynaspec.iwfd import compose_windows
 from repro.papers.biodynaspec.registry import MODELS, build_network
 
 
-def load_model(path, settings: dict):
-    """Network with trained weights, and its slot scales."""
-    ckpt = torch.load(path, weights_only=False)
+def load_model(path, settings: dict, device: torch.device | str = "cpu"):
+    """Network with trained weights on ``device``, and its slot scales."""
+    ckpt = torch.load(path, weights_only=False, map_location="cpu")
     net = build_network(ckpt["model"], settings)
     net.load_state_dict(ckpt["state"])
     net.eval()
-    return net, np.asarray(ckpt["scales"])
+    return net.to(device), np.asarray(ckpt["scales"])
 
 
 def generate(
@@ -32,17 +32,22 @@ def generate(
     n_samples: int,
     seed: int,
 ) -> np.ndarray:
-    """``n_samples`` trajectories ``[n_samples, 1 + num_frames, L, 3]`` starting at frame ``start [L, 3]``."""
+    """``n_samples`` trajectories ``[n_samples, 1 + num_frames, L, 3]`` starting at frame ``start [L, 3]``.
+
+    Runs on the network's device; noise comes from a CPU generator, so samples do not depend on the device's
+    random stream."""
     if MODELS[name].network == "none":
         return np.repeat(start[None, None], n_samples, 0).repeat(1 + num_frames, 1)
     rep = MODELS[name].representation
     generator = torch.Generator().manual_seed(seed)
     # All samples are drawn as one batch: each window of every sample is anchored on that sample's last frame.
     anchor = np.repeat(start.astype(np.float64)[None], n_samples, 0)
-    batch_types = torch.as_tensor(np.repeat(types[None], n_samples, 0))
+    device = next(net.parameters()).device
+    batch_types = torch.as_tensor(np.repeat(types[None], n_samples, 0), device=device)
     deltas = []
     for _ in range(math.ceil(num_frames / window)):
-        slots = net.sample(torch.as_tensor(anchor, dtype=torch.float32), batch_types, generator).numpy()
+        cond = torch.as_tensor(anchor, dtype=torch.float32, device=device)
+        slots = net.sample(cond, batch_types, generator).cpu().numpy()
         delta = np.stack([from_slots(x * scales[:, None, None], rep, window) for x in slots])
         deltas.append(delta)
         anchor = anchor + delta[:, -1]

@@ -145,31 +145,31 @@ class SlotDiffusion(nn.Module):
         return irfc(torch.cdist(anchor, anchor)) if irfc is not None else None
 
     def loss(self, anchor, types, slots) -> torch.Tensor:
-        b = slots.shape[0]
-        index = torch.randint(0, self.n_slots, (b,))
+        b, dev = slots.shape[0], slots.device
+        index = torch.randint(0, self.n_slots, (b,)).to(dev)  # drawn on the CPU: the same stream everywhere
         cond = self.condition(anchor, types, slots, index)
-        x0 = slots[torch.arange(b), index]
-        t = torch.randint(1, self.steps + 1, (b,))
+        x0 = slots[torch.arange(b, device=dev), index]
+        t = torch.randint(1, self.steps + 1, (b,)).to(dev)
         ab = self.alpha_bar[t][:, None, None]
         noise = torch.randn_like(x0)
         return F.mse_loss(self.denoise(ab.sqrt() * x0 + (1 - ab).sqrt() * noise, t, cond, self._bias(anchor)), noise)
 
     @torch.no_grad()
     def sample(self, anchor, types, generator: torch.Generator) -> torch.Tensor:
-        b, n = anchor.shape[:2]
-        slots = torch.zeros(b, self.n_slots, n, self.features)
+        b, n, dev = *anchor.shape[:2], anchor.device
+        slots = torch.zeros(b, self.n_slots, n, self.features, device=dev)
         bias = self._bias(anchor)
         for j in range(self.n_slots):
-            cond = self.condition(anchor, types, slots, torch.full((b,), j))
-            x = torch.randn(b, n, self.features, generator=generator)
+            cond = self.condition(anchor, types, slots, torch.full((b,), j, device=dev))
+            x = torch.randn(b, n, self.features, generator=generator).to(dev)
             for t in range(self.steps, 0, -1):
                 ab, ab_prev = self.alpha_bar[t], self.alpha_bar[t - 1]
                 beta = 1 - ab / ab_prev
-                eps = self.denoise(x, torch.full((b,), t), cond, bias)
+                eps = self.denoise(x, torch.full((b,), t, device=dev), cond, bias)
                 x0 = ((x - (1 - ab).sqrt() * eps) / ab.sqrt()).clamp(-self.clip, self.clip)
                 x = (ab_prev.sqrt() * beta * x0 + (1 - beta).sqrt() * (1 - ab_prev) * x) / (1 - ab)
                 if t > 1:
-                    x = x + (beta * (1 - ab_prev) / (1 - ab)).sqrt() * torch.randn(x.shape, generator=generator)
+                    x = x + (beta * (1 - ab_prev) / (1 - ab)).sqrt() * torch.randn(x.shape, generator=generator).to(dev)
             slots[:, j] = x
         return slots
 
@@ -196,15 +196,15 @@ class WindowFlow(nn.Module):
     def loss(self, anchor, types, slots) -> torch.Tensor:
         x1 = slots.permute(0, 2, 1, 3).flatten(2)
         x0 = torch.randn_like(x1)
-        t = torch.rand(x1.shape[0])
+        t = torch.rand(x1.shape[0]).to(x1.device)
         xt = (1 - t[:, None, None]) * x0 + t[:, None, None] * x1
         return F.mse_loss(self.velocity(xt, t, anchor, types), x1 - x0)
 
     @torch.no_grad()
     def sample(self, anchor, types, generator: torch.Generator) -> torch.Tensor:
         b, n = anchor.shape[:2]
-        x = torch.randn(b, n, self.n_slots * self.features, generator=generator)
+        x = torch.randn(b, n, self.n_slots * self.features, generator=generator).to(anchor.device)
         for i in range(self.steps):
-            t = torch.full((b,), i / self.steps)
+            t = torch.full((b,), i / self.steps, device=anchor.device)
             x = x + self.velocity(x, t, anchor, types) / self.steps
         return x.view(b, n, self.n_slots, self.features).permute(0, 2, 1, 3)

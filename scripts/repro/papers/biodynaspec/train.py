@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from repro.data.atlas.splits import read_split
+from repro.device import pick_device
 from repro.io import InputError
 from repro.papers.biodynaspec.data import read_meta, slot_scales, to_slots, training_windows
 from repro.papers.biodynaspec.registry import MODELS, build_network
@@ -93,7 +94,9 @@ def main(job) -> None:
         fingerprint=fingerprint_of([settings, name, seed, data_key], job.input.code),
         desc=f"biodynaspec {name}",
         seed=seed,
+        device=pick_device(job.params.device),
     )
+    model.cpu()
     save_checkpoint(
         job.output.model,
         {"model": name, "state": model.state_dict(), "scales": scales, "history": result.history, "settings": settings},
