@@ -34,7 +34,8 @@ def dsje(tvs: np.ndarray, errors: np.ndarray, groups: np.ndarray, bins: int) -> 
     idx = np.clip(np.searchsorted(edges, tvs, side="right") - 1, 0, bins - 1)
     out = {"edges": edges.tolist(), "all": [float(errors[idx == b].mean()) for b in range(bins)]}
     for g, name in enumerate(JOINT_GROUPS):
-        out[name] = [float(errors[idx == b][:, groups == g].mean()) for b in range(bins)]
+        if np.any(groups == g):
+            out[name] = [float(errors[idx == b][:, groups == g].mean()) for b in range(bins)]
     return out
 
 

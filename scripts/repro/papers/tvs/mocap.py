@@ -74,11 +74,13 @@ def read_amass(path: str | Path) -> dict:
 
     try:
         with np.load(path) as z:
-            poses, trans, fps = z["poses"], z["trans"], float(z["mocap_framerate"])
-    except KeyError as err:
-        raise InputError(path, f"not an AMASS clip: missing {err}") from err
+            arrays = {k: z[k] for k in ("poses", "trans", "mocap_framerate") if k in z}
     except (OSError, ValueError) as err:
         raise InputError(path, f"not a readable npz file ({err})") from err
+    missing = [k for k in ("poses", "trans", "mocap_framerate") if k not in arrays]
+    if missing:
+        raise InputError(path, f"not an AMASS clip: missing {missing}")
+    poses, trans, fps = arrays["poses"], arrays["trans"], float(arrays["mocap_framerate"])
     if poses.ndim != 2 or poses.shape[1] < 66 or poses.shape[1] % 3 or len(trans) != len(poses):
         raise InputError(
             path, f"expected poses (T, 3 x joints >= 66) and trans (T, 3), got {poses.shape}, {trans.shape}"
