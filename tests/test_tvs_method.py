@@ -132,7 +132,7 @@ def test_segments_label_and_score():
 def test_dsje_and_mid_by_hand():
     tvs = np.array([1.0, 2, 3, 4, 5, 6])
     errors = np.array([[1.0, 2], [1, 2], [3, 4], [3, 4], [5, 6], [5, 6]])
-    out = dsje(tvs, errors, np.array([0, 2]), 3)
+    out = dsje(tvs, errors, np.array([0, 2]), 3, ["legs", "spine", "arms"])
     assert out["all"] == [1.5, 3.5, 5.5] and out["legs"] == [1, 3, 5] and out["arms"] == [2, 4, 6]
     assert "spine" not in out  # no body of that group
     failed = np.array([False, False, False, True, True, True])

@@ -116,13 +116,15 @@ def look_at(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 def render_scene(seed: int, cfg: dict) -> Scene:
     """Assemble and render one scene; everything random is drawn from ``seed``."""
+    import importlib.resources
+
     import pybullet as p
-    import pybullet_data
 
     rng = np.random.default_rng(seed)
     client = p.connect(p.DIRECT)
     try:
-        p.setAdditionalSearchPath(pybullet_data.getDataPath(), physicsClientId=client)
+        # pybullet_data is the asset folder inside the pybullet distribution (not a package of its own)
+        p.setAdditionalSearchPath(str(importlib.resources.files("pybullet_data")), physicsClientId=client)
         floor(p, client, cfg["floor_tile"], cfg["floor_half_width"])
         table = p.loadURDF(
             TABLE[0], basePosition=[0, 0, 0], globalScaling=TABLE[1], useFixedBase=True, physicsClientId=client

@@ -12,7 +12,6 @@ from repro.io import InputError, write_json
 from repro.metrics import spearman
 from repro.papers.tvs.claims import CLAIMS
 from repro.papers.tvs.flaws import auroc, segments
-from repro.papers.tvs.humanoid import JOINT_GROUPS
 from repro.registry import load_reported
 
 PROXIES = ("speed", "acceleration", "jerk", "tvs_p90", "tvs_with_root", "mds_spectral", "mds_variance", "mds_segment")
@@ -28,12 +27,12 @@ def _load(path: str, key: str) -> dict:
     return doc
 
 
-def dsje(tvs: np.ndarray, errors: np.ndarray, groups: np.ndarray, bins: int) -> dict:
+def dsje(tvs: np.ndarray, errors: np.ndarray, groups: np.ndarray, bins: int, names: list[str]) -> dict:
     """Difficulty-stratified joint error: mean body error (mm) per TVS quantile bin, overall and per joint group."""
     edges = np.quantile(tvs, np.linspace(0, 1, bins + 1))
     idx = np.clip(np.searchsorted(edges, tvs, side="right") - 1, 0, bins - 1)
     out = {"edges": edges.tolist(), "all": [float(errors[idx == b].mean()) for b in range(bins)]}
-    for g, name in enumerate(JOINT_GROUPS):
+    for g, name in enumerate(names):
         if np.any(groups == g):
             out[name] = [float(errors[idx == b][:, groups == g].mean()) for b in range(bins)]
     return out
@@ -66,7 +65,7 @@ def summarise(scores: dict, tracking: dict, flaw_mask: np.ndarray, s: dict) -> d
             "success_rate": float(np.mean(~failed)),
             "spearman_tvs": spearman(tvs, mpjpe),
             "spearman_proxies": {p: spearman([c[p] for c in clips], mpjpe) for p in PROXIES},
-            "dsje": dsje(tvs, errors, groups, ev["bins"]),
+            "dsje": dsje(tvs, errors, groups, ev["bins"], tracking["group_names"]),
             "mid": mid(tvs, failed, ev["bins"], ev["success_threshold"]),
         }
     seg = segments(

@@ -6,7 +6,7 @@ import numpy as np
 
 from repro.io import write_json
 from repro.papers.tvs import control
-from repro.papers.tvs.humanoid import load
+from repro.papers.tvs.humanoid import JOINT_GROUPS, load
 from repro.papers.tvs.store import read_motions
 from repro.progress import Progress
 
@@ -25,4 +25,12 @@ def main(job) -> None:
             err = r.pop("body_errors")
             out[name].append(r | {"body_error_mm": (err.mean(0) * 1000).tolist()})
         progress.update(1)
-    write_json(job.output.tracking, {"bodies": h.body_names, "body_group": h.body_group.tolist(), "policies": out})
+    write_json(
+        job.output.tracking,
+        {
+            "bodies": h.body_names,
+            "body_group": h.body_group.tolist(),
+            "group_names": list(JOINT_GROUPS),
+            "policies": out,
+        },
+    )
