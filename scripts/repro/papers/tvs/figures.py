@@ -20,7 +20,7 @@ def correlation_figure(m: dict, path: str) -> None:
 
 
 def dsje_figure(m: dict, path: str) -> None:
-    fig, axes = subplots(1, len(m["policies"]), width=3.2)
+    fig, axes = subplots(1, len(m["policies"]), width=3.9)
     for ax, (name, p) in zip(axes[0], m["policies"].items(), strict=True):
         groups = ["legs", "spine", "arms"]
         bins = len(p["dsje"]["all"])
