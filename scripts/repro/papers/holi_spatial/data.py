@@ -1,0 +1,51 @@
+"""Stage: scenes in the canonical format (rendered from pybullet_data assets, or read from ScanNet) and the
+spatial QA pairs generated from their ground truth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from repro.io import atomic_path, write_json
+from repro.manifest import file_record, write_manifest
+from repro.papers.holi_spatial import qa
+from repro.papers.holi_spatial.scannet import read_scannet_scene
+from repro.papers.holi_spatial.scene import render_scene
+from repro.papers.holi_spatial.store import write_scene
+from repro.progress import Progress
+
+
+def main(job) -> None:
+    s = job.params.settings
+    pairs = []
+    with atomic_path(job.output.scenes) as folder:
+        folder.mkdir(parents=True)
+        names = s["scannet"]["scenes"] if s["source"] == "scannet" else [str(i) for i in range(s["scenes"])]
+        progress = Progress("holi-spatial scenes", total=len(names))
+        for i, name in enumerate(names):
+            if s["source"] == "scannet":
+                sc = s["scannet"]
+                scene = read_scannet_scene(sc["root"], name, sc["frame_stride"], sc["max_frames"])
+            else:
+                scene = render_scene(
+                    int(np.random.SeedSequence([s["scene_seed"], i]).generate_state(1)[0]), s["render"]
+                )
+            write_scene(folder / f"scene_{i:03d}.npz", scene)
+            rng = np.random.default_rng([s["scene_seed"], i, 1])
+            pairs += [{"scene": i} | q for q in qa.generate(scene, rng, s["qa"]["per_template"], s["qa"]["min_pixels"])]
+            progress.update(1)
+    root = Path(job.output.manifest).parent
+    files = [file_record(f, root) for f in sorted(Path(job.output.scenes).glob("*.npz"))]
+    write_json(job.output.qa, pairs)
+    write_manifest(
+        job.output.manifest,
+        source="scannet" if s["source"] == "scannet" else "embedded",
+        producer="repro.papers.holi_spatial.data",
+        files=files + [file_record(job.output.qa, root)],
+        licence="pybullet_data assets (zlib licence, Bullet Physics)"
+        if s["source"] != "scannet"
+        else "ScanNet terms of use (no redistribution of derived data)",
+        settings={k: s[k] for k in ("source", "scenes", "scene_seed", "render", "qa")},
+        packages=["pybullet"],
+    )
