@@ -25,6 +25,7 @@ SCALE_ONLY = {
     "papers.nmrshift.model.heads": "attention heads of the transformer backbone; the smoke backbone has none",
     "papers.nmrshift.variants.*.folds": "a variant without `folds` runs every fold (the paper section's `folds`)",
     "papers.dissolvr.source.path": "the AqSolDB/BigSolDB CSV that the paper-scale source (kind: aqsoldb) reads",
+    "papers.automat.source.*": "the STEM2Mat folder, tiers and sampling the paper-scale source (kind: stem2mat) reads",
     "papers.neural-control.tasks.t2": "task T2 (the 3-D-like twist target) runs at paper scale only",
     "papers.neural-control.budget.t2": "the solve budget of T2, which runs at paper scale only",
     "papers.gpo.ns.path": "the FNO Navier-Stokes .mat file the paper-scale reader loads (smoke: the simulator)",
