@@ -49,7 +49,7 @@ def pretrain(x: torch.Tensor, y: torch.Tensor, s: dict, seed: int, checkpoint: P
         model,
         x,
         y,
-        loss="cross_entropy",
+        loss="ce",
         epochs=p["epochs"],
         batch_size=p["batch_size"],
         lr=p["lr"],

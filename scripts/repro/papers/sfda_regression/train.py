@@ -56,8 +56,17 @@ def main(job) -> None:
             train_source(model, xs, ys, cfg, seed, ckpt / f"{tag}_source.pt", fingerprint)
             stats = feature_statistics(model, xs)
             for method in methods:
-                adapted, diag = adapt(model, method, xt, cfg, seed, stats, yt, ckpt / f"{tag}_{method}.pt",
-                                      fingerprint_of({"fp": fingerprint, "run": tag, "method": method}))
+                adapted, diag = adapt(
+                    model,
+                    method,
+                    xt,
+                    cfg,
+                    seed,
+                    stats,
+                    yt,
+                    ckpt / f"{tag}_{method}.pt",
+                    fingerprint_of({"fp": fingerprint, "run": tag, "method": method}),
+                )
                 with torch.no_grad():
                     pred, _, z = adapted(xe)
                 key = f"{name}/{method}/{seed}"
@@ -66,8 +75,13 @@ def main(job) -> None:
                     arrays[f"{key}/histograms"] = diag.histograms.numpy()
                     arrays[f"{key}/labels"] = diag.labels.numpy()
                     arrays[f"{key}/weights"] = diag.weights.numpy()
-                log.info("%s %s seed %d: target MAE %.4f", name, method, seed,
-                         float(np.mean(np.abs(pred.numpy() - pair.y_test))))
+                log.info(
+                    "%s %s seed %d: target MAE %.4f",
+                    name,
+                    method,
+                    seed,
+                    float(np.mean(np.abs(pred.numpy() - pair.y_test))),
+                )
     write_npz(job.output.runs, arrays)
     write_json(job.output.meta, meta)
     shutil.rmtree(ckpt, ignore_errors=True)

@@ -28,7 +28,10 @@ def bwt_sweeps(metrics: dict, path: str) -> None:
     for ax, (key, rows) in zip(axes[0], sweeps.items()):
         bwt = np.asarray(rows["special"], dtype=float)
         ax.errorbar(rows["values"], bwt.mean(1), yerr=bwt.std(1), marker="o", ms=3, capsize=2)
-        ax.set(xlabel=AXES[key], ylabel="SPECIAL backward transfer", xscale="log")
+        ax.set(xlabel=AXES[key], xscale="log")
+        ax.set_xticks(rows["values"], [str(v) for v in rows["values"]])
+        ax.minorticks_off()
+    axes[0][0].set_ylabel("SPECIAL backward transfer")
     save(fig, path)
 
 
