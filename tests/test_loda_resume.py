@@ -1,14 +1,11 @@
 """LoDA's train stage interrupted inside a task's training and rerun ends bit for bit where an uninterrupted run
 ends; evaluate's exact checks run on its outputs; the GPU probe builds on the CPU with the default section."""
 
-from types import SimpleNamespace as NS
-
 import numpy as np
-import pytest
 import torch
 import yaml
-from interrupt import Interrupted, interrupted_at
-from test_special_resume import tiny_digits
+from interrupt import same_arrays
+from test_special_resume import interrupt_and_resume, run_train, tiny_digits
 
 from repro.papers.loda import evaluate, gpu_probe, train
 
@@ -34,35 +31,14 @@ SETTINGS = {
 }
 
 
-def run(tmp_path, images, name):
-    out = NS(
-        **{
-            k: str(tmp_path / f"{name}_{k}.{ext}")
-            for k, ext in (("runs", "npz"), ("systems", "npz"), ("energies", "parquet"), ("meta", "json"))
-        }
-    )
-    job = NS(
-        input=NS(images=images, code=[train.__file__]),
-        output=out,
-        params=NS(settings=SETTINGS, seed=0, checkpoints=str(tmp_path / f"ckpt_{name}")),
-        threads=1,
-    )
-    train.main(job)
-    return out
-
-
 def test_interrupted_training_resumes_to_the_same_arrays(tmp_path, monkeypatch):
     images = tiny_digits(tmp_path / "digits.npz")
-    clean = run(tmp_path, images, "clean")
-    with interrupted_at(monkeypatch, 2) as hits, pytest.raises(Interrupted):
-        run(tmp_path, images, "resumed")
-    assert hits
-    resumed = run(tmp_path, images, "resumed")
-    for key in ("runs", "systems"):
-        with np.load(getattr(clean, key)) as a, np.load(getattr(resumed, key)) as b:
-            assert sorted(a.files) == sorted(b.files)
-            for f in a.files:
-                assert np.array_equal(a[f], b[f]), f
+    outputs = {"runs": "npz", "systems": "npz", "energies": "parquet", "meta": "json"}
+    clean, resumed = interrupt_and_resume(
+        monkeypatch, lambda name: run_train(train, SETTINGS, tmp_path, images, name, outputs)
+    )
+    same_arrays(clean.runs, resumed.runs)
+    same_arrays(clean.systems, resumed.systems)
     checks = evaluate.exact_checks(dict(np.load(clean.systems)), 2, 1e-3)
     assert checks["bases_checked"] == 2 * len(SETTINGS["domains"])
     assert checks["isolated_max_principal_angle"] < 1e-6

@@ -1,14 +1,12 @@
 """DDG-SFDA's train stage interrupted inside an adaptation and rerun ends bit for bit where an uninterrupted run
 ends; the regression pairs are built as documented; the GPU probe builds on the CPU."""
 
-from types import SimpleNamespace as NS
-
 import numpy as np
 import pytest
 import torch
 import yaml
-from interrupt import Interrupted, interrupted_at
-from test_special_resume import tiny_digits
+from interrupt import same_arrays
+from test_special_resume import interrupt_and_resume, run_train, tiny_digits
 
 from repro.papers.sfda_regression import gpu_probe, train
 from repro.papers.sfda_regression.tasks import build_pair
@@ -43,30 +41,14 @@ SETTINGS = {
 }
 
 
-def run(tmp_path, images, name):
-    out = NS(runs=str(tmp_path / f"{name}.npz"), meta=str(tmp_path / f"{name}.json"))
-    job = NS(
-        input=NS(images=images, code=[train.__file__]),
-        output=out,
-        params=NS(settings=SETTINGS, seed=0, checkpoints=str(tmp_path / f"ckpt_{name}")),
-        threads=1,
-    )
-    train.main(job)
-    return out
-
-
 def test_interrupted_adaptation_resumes_to_the_same_arrays(tmp_path, monkeypatch):
     images = tiny_digits(tmp_path / "digits.npz")
-    clean = run(tmp_path, images, "clean")
-    with interrupted_at(monkeypatch, 2) as hits, pytest.raises(Interrupted):
-        run(tmp_path, images, "resumed")
-    assert hits
-    resumed = run(tmp_path, images, "resumed")
-    with np.load(clean.runs) as a, np.load(resumed.runs) as b:
-        assert sorted(a.files) == sorted(b.files)
+    clean, resumed = interrupt_and_resume(
+        monkeypatch, lambda name: run_train(train, SETTINGS, tmp_path, images, name, {"runs": "npz", "meta": "json"})
+    )
+    same_arrays(clean.runs, resumed.runs)
+    with np.load(clean.runs) as a:
         assert "rot_noise/ddg/0/histograms" in a.files and "same/ddg/0/pred" in a.files
-        for f in a.files:
-            assert np.array_equal(a[f], b[f]), f
 
 
 def test_pairs_split_the_train_images_and_normalise_with_the_source_range(tmp_path):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from interrupt import Interrupted, interrupted_at, same_arrays
 
 from repro.io import write_npz
 from repro.papers.special import federated, gpu_probe, train
@@ -45,16 +46,30 @@ def tiny_digits(path, source: str = "sklearn_digits", n: int = 60, side: int = 8
     return str(path)
 
 
-def run(tmp_path, images: str, name: str) -> NS:
-    out = NS(runs=str(tmp_path / f"{name}.npz"), meta=str(tmp_path / f"{name}.json"))
+def run_train(module, settings: dict, tmp_path, images: str, name: str, outputs: dict[str, str]) -> NS:
+    """Run a paper's train stage on ``images``; outputs are ``<name>_<key>.<ext>`` under ``tmp_path``."""
+    out = NS(**{key: str(tmp_path / f"{name}_{key}.{ext}") for key, ext in outputs.items()})
     job = NS(
-        input=NS(images=images, code=[train.__file__]),
+        input=NS(images=images, code=[module.__file__]),
         output=out,
-        params=NS(settings=SETTINGS, seed=0, checkpoints=str(tmp_path / f"ckpt_{name}")),
+        params=NS(settings=settings, seed=0, checkpoints=str(tmp_path / f"ckpt_{name}")),
         threads=1,
     )
-    train.main(job)
+    module.main(job)
     return out
+
+
+def interrupt_and_resume(monkeypatch, run, epoch: int = 2) -> tuple[NS, NS]:
+    """Outputs of a clean run and of a run interrupted at ``epoch`` of the shared loop, then rerun."""
+    clean = run("clean")
+    with interrupted_at(monkeypatch, epoch) as hits, pytest.raises(Interrupted):
+        run("resumed")
+    assert hits
+    return clean, run("resumed")
+
+
+def run(tmp_path, images: str, name: str) -> NS:
+    return run_train(train, SETTINGS, tmp_path, images, name, {"runs": "npz", "meta": "json"})
 
 
 def test_interrupted_run_resumes_to_the_same_bytes(tmp_path, monkeypatch):
@@ -75,10 +90,7 @@ def test_interrupted_run_resumes_to_the_same_bytes(tmp_path, monkeypatch):
     assert list((tmp_path / "ckpt_resumed").glob("*_main.npz")), "the finished group was kept"
     monkeypatch.setattr(federated.Population, "run", original)
     resumed = run(tmp_path, images, "resumed")
-    with np.load(clean.runs) as a, np.load(resumed.runs) as b:
-        assert sorted(a.files) == sorted(b.files)
-        for key in a.files:
-            assert np.array_equal(a[key], b[key]), key
+    same_arrays(clean.runs, resumed.runs)
     assert not (tmp_path / "ckpt_resumed").exists()
 
 
