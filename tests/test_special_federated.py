@@ -96,3 +96,27 @@ def test_stacked_population_equals_each_run_alone(population):
 def test_variant_rejects_a_server_weight_on_another_method():
     with pytest.raises(ValueError, match="mu"):
         Variant("x", "fedavg", mu=1.0)
+
+
+def test_domainnet_lists_become_one_task_per_domain(tmp_path):
+    from PIL import Image
+
+    from repro.io import InputError
+    from repro.papers.special.tasks import load_tasks
+
+    for d, domain in enumerate(("clipart", "sketch")):
+        for split, count in (("train", 3), ("test", 2)):
+            lines = []
+            for i in range(count):
+                rel = f"{domain}/{'zebra' if i % 2 else 'ant'}/{split}_{i}.png"
+                (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+                Image.fromarray(np.full((5, 7, 3), 40 * d + i, np.uint8)).save(tmp_path / rel)
+                lines.append(f"{rel} {i % 2}")
+            (tmp_path / f"{domain}_{split}.txt").write_text("\n".join(lines) + "\n")
+    tasks = load_tasks(str(tmp_path), "domainnet", ["clipart", "sketch"], 0, (4, 4))
+    assert [len(t.y_train) for t in tasks] == [3, 3] and [len(t.y_test) for t in tasks] == [2, 2]
+    assert tasks[0].x_train.shape == (3, 3 * 4 * 4) and tasks[1].y_test.tolist() == [0, 1]
+    np.testing.assert_allclose(tasks[1].x_train[1].numpy(), (40 + 1) / 255.0, rtol=1e-6)
+    (tmp_path / "sketch/ant/test_0.png").write_bytes(b"not a png")
+    with pytest.raises(InputError, match="test_0.png"):
+        load_tasks(str(tmp_path), "domainnet", ["clipart", "sketch"], 0, (4, 4))

@@ -10,13 +10,14 @@ declare_paper(
     "special",
     stage(
         "train",
-        input={"images": "data/images/digits.npz"},
+        input={"images": paper_config("special")["images"]},
         output=SPECIAL_RUNS,
         env="torch",
         seed=True,
         resources="train",
         settings=[
             "source",
+            "image_size",
             "domains",
             "data_seed",
             "hidden",

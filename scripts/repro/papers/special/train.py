@@ -64,7 +64,7 @@ def run_group(model, protocol: Protocol, variants: list[Variant], seeds: list[in
 def main(job) -> None:
     s = job.params.settings
     torch.set_num_threads(max(1, int(job.threads)))
-    tasks = load_tasks(job.input.images, s["source"], s["domains"], s["data_seed"])
+    tasks = load_tasks(job.input.images, s["source"], s["domains"], s["data_seed"], tuple(s["image_size"]))
     classes = int(max(int(t.y_train.max()) for t in tasks)) + 1
     in_dim = tasks[0].x_train.shape[1]
     model = MLP(in_dim, s["hidden"], classes)
