@@ -79,3 +79,29 @@ def test_nan_inputs_give_failing_claims():
     m["methods"]["loda"]["a_last"] = [0.8, float("nan"), 0.8]
     assert verdict(CLAIMS, "loda_recalibration_solves_least_squares", m) == "fails"
     assert verdict(CLAIMS, "loda_beats_sequential_lora", m) == "fails"
+
+
+def test_metrics_from_accuracy_matrices_by_hand():
+    import numpy as np
+    import pandas as pd
+
+    from repro.papers.loda.evaluate import average_incremental, energy_summary, method_metrics
+
+    acc = np.array([[0.9, 0.1, 0.2], [0.7, 0.8, 0.1], [0.6, 0.5, 0.9]])
+    assert average_incremental(acc) == pytest.approx(np.mean([0.9, 0.75, 2.0 / 3.0]))
+    m = method_metrics({"loda/0/acc": acc}, ["loda"], [0])["loda"]
+    assert m["a_last"] == [pytest.approx(2.0 / 3.0)]
+    assert m["forgetting"] == [pytest.approx(((0.9 - 0.6) + (0.8 - 0.5)) / 2)]
+    assert m["bwt"] == [pytest.approx(((0.6 - 0.9) + (0.5 - 0.8)) / 2)]
+    rows = pd.DataFrame(
+        {
+            "method": ["loda"] * 2,
+            "seed": [0, 0],
+            "new_energy_top": [2.0, 4.0],
+            **{f"new_{b}": [1.0, 1.0] for b in ("isolated", "null", "general")},
+            **{f"old_{b}": [0.5, 0.25] for b in ("isolated", "null", "general")},
+        }
+    )
+    e = energy_summary(rows, [0])
+    assert e["new_share_null"] == [pytest.approx((0.5 + 0.25) / 2)]
+    assert e["new_old_ratio_isolated"] == [pytest.approx(3.0)]

@@ -62,3 +62,19 @@ def test_checks_fail_on_broken_histograms_and_collapse():
     m["same_domain_relative_change"] = [0.5, 0.4, 0.6]
     assert verdict(CLAIMS, "sfda_histograms_are_distributions", m) == "fails"
     assert verdict(CLAIMS, "sfda_same_domain_no_collapse", m) == "fails"
+
+
+def test_histogram_checks_and_same_domain_change_from_runs():
+    import numpy as np
+
+    from repro.papers.sfda_regression.evaluate import histogram_checks
+
+    runs = {
+        "t/ddg/0/histograms": np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]),
+        "t/ddg/0/labels": np.array([0.2, 0.9]),
+    }
+    c = histogram_checks(runs, ["t/ddg/0"], 3)
+    assert c["histogram_max_sum_error"] == pytest.approx(0.0)
+    assert c["histogram_min_value"] == 0.0
+    # bin centres 1/6 .. 5/6: 0.9 lies 0.9 - 5/6 beyond the last
+    assert c["label_max_range_violation"] == pytest.approx(0.9 - 5.0 / 6.0)

@@ -86,3 +86,35 @@ def test_a_missing_input_gives_a_failing_claim():
     m = metrics()
     m["mu0_max_abs_difference_from_fedavg"] = float("nan")
     assert verdict(CLAIMS, "special_mu0_is_fedavg", m) == "fails"
+
+
+def test_summary_metrics_and_sweeps_from_accuracy_matrices():
+    import numpy as np
+
+    from repro.papers.special.evaluate import summarise
+
+    k = 3
+    fed = np.array([[0.8, 0.1, 0.1], [0.5, 0.8, 0.1], [0.4, 0.5, 0.9]])
+    spec = np.array([[0.7, 0.1, 0.1], [0.6, 0.7, 0.1], [0.6, 0.6, 0.8]])
+    acc = np.stack([np.stack([fed, fed]), np.stack([fed, fed]), np.stack([spec, spec])])
+    runs = {
+        "main/acc": acc,
+        "main/grad_norm": np.ones((3, 2, k, 2)),
+        "main/residual": np.zeros((3, 2)),
+        "per_round=2/acc": np.stack([np.stack([fed, fed])]),
+    }
+    meta = {
+        "domains": ["a", "b", "c"],
+        "groups": {
+            "main": {"variants": ["fedavg", "special_mu0", "special_mu1"]},
+            "per_round=2": {"variants": ["special"]},
+        },
+    }
+    settings = {"main_mu": 1.0, "mu": [1.0], "protocol": {"per_round": 5}, "sweeps": {"per_round": [2]}}
+    m = summarise(runs, meta, settings)
+    assert m["methods"]["fedavg"]["bwt"] == [pytest.approx(-0.35)] * 2
+    assert m["methods"]["special_mu1"]["bwt"] == [pytest.approx(-0.1)] * 2
+    assert m["methods"]["special_mu1"]["plasticity"] == [pytest.approx(0.7333333)] * 2
+    assert m["sweeps"]["per_round"]["values"] == [2, 5]
+    assert m["sweeps"]["per_round"]["special"][0] == [pytest.approx(-0.35)] * 2
+    assert m["mu0_max_abs_difference_from_fedavg"] == 0.0
