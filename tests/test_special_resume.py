@@ -13,7 +13,9 @@ from repro.io import write_npz
 from repro.papers.special import federated, gpu_probe, train
 
 SETTINGS = {
+    "images": "unused: the job's input names the file",
     "source": "sklearn_digits",
+    "image_size": [32, 32],
     "domains": ["rotate:0", "invert", "noise:0.3"],
     "data_seed": 0,
     "hidden": [8],
