@@ -97,3 +97,19 @@ def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
             return dict(data)
     except (OSError, ValueError) as err:
         raise InputError(path, f"cannot read the arrays ({err})") from err
+
+
+def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
+    """Write arrays as a compressed .npz atomically with the same bytes on every run.
+
+    ``np.savez`` stamps each zip entry with the current time, so two identical runs would differ in
+    their sha256 (and in every manifest recording it); here each entry carries a fixed date.
+    """
+    import zipfile
+
+    with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, value in arrays.items():
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with archive.open(info, "w", force_zip64=True) as handle:
+                np.lib.format.write_array(handle, np.asanyarray(value), allow_pickle=False)

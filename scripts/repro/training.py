@@ -124,6 +124,7 @@ def train(
     seed: int | None = None,
     device: torch.device | str | None = None,
     precision: str = "fp32",
+    keep_last: bool = False,
 ) -> TrainResult:
     """Minimise ``loss_fn`` over ``batches(epoch)`` for ``epochs`` epochs.
 
@@ -146,6 +147,9 @@ def train(
     With ``device`` set (from :func:`repro.device.pick_device`) the model and every tensor of each batch
     are moved there; ``precision="bf16"`` runs ``loss_fn`` under bf16 autocast on CUDA (weights and
     optimiser state stay float32; on the CPU it is ignored, so CPU runs stay bitwise repeatable).
+
+    ``keep_last=True`` ends with the last epoch's weights instead of the best-scoring ones (for methods
+    defined by a fixed training budget, e.g. continual-learning tasks trained without a validation set).
     """
     result = TrainResult()
     if device is not None:
@@ -247,6 +251,7 @@ def train(
         if stop:
             log.info("early stop at epoch %d (best %d)", epoch, result.best_epoch)
             break
-    model.load_state_dict(best_state)
+    if not keep_last:
+        model.load_state_dict(best_state)
     model.eval()
     return result
