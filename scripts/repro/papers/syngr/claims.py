@@ -165,7 +165,7 @@ CLAIMS = [
         "positive (the paper: 9.01% over the best baselines on three Amazon sets)",
         Test(">", 0.0),
         average_relative_gain,
-        reported="average_improvement",
+        reported="avg_improvement_over_baselines",
         scales=("full",),
     ),
 ]
