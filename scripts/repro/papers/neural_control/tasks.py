@@ -57,6 +57,23 @@ class Task:
     def inputs(self) -> int:
         return self.actuation.shape[1]
 
+    def rollout(self, u: np.ndarray, x_start: np.ndarray, z_start: np.ndarray, first: int = 0) -> Rollout:
+        return rollout(self, u, x_start, z_start, first)
+
+    def adjoint_gradient(self, run: Rollout, first: int = 0) -> np.ndarray:
+        return adjoint_gradient(self, run, first)
+
+    def trajectory_loss(self, free: list[np.ndarray], z: list[np.ndarray]) -> float:
+        """The loss of a whole executed continuation (steps 1..K)."""
+        return float(
+            np.sum(
+                [
+                    self.step_loss(k + 1, self.rod.assemble(xf, zk), self.steps)[0]
+                    for k, (xf, zk) in enumerate(zip(free, z))
+                ]
+            )
+        )
+
     def step_loss(self, k: int, x: np.ndarray, last: int) -> tuple[float, np.ndarray | None]:
         """Loss contribution of equilibrium x (full coordinates) at step k (1-based) of a window ending at
         ``last``, and its gradient in x (None when step k does not count)."""
