@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from repro.papers.neural_control.controller import Adam
-from repro.papers.neural_control.tasks import Rollout, actuation
+from repro.papers.neural_control.tasks import Actuated, Rollout
 
 PARAMS = ("W", "U", "b", "C", "d")
 
@@ -120,7 +120,7 @@ def fit(model: DEQ, z: np.ndarray, y: np.ndarray, steps: int, lr: float) -> list
 
 
 @dataclass
-class DEQTask:
+class DEQTask(Actuated):
     """Midpoint tracking through the learned model: loss sum_k 1/2 ||y_k - y*_k||^2 / K (the T2 form)."""
 
     model: DEQ
@@ -130,14 +130,6 @@ class DEQTask:
     bound: float
     target: np.ndarray  # (steps, q)
     name: str = "t1"  # whose actuation the controls use
-
-    @property
-    def actuation(self) -> np.ndarray:
-        return actuation(self.name)
-
-    @property
-    def inputs(self) -> int:
-        return self.actuation.shape[1]
 
     def _step(self, k: int, h: np.ndarray) -> tuple[float, np.ndarray]:
         d = self.model.output(h[None])[0] - self.target[k - 1]

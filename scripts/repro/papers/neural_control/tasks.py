@@ -31,8 +31,22 @@ def actuation(task: str) -> np.ndarray:
     return a
 
 
+class Actuated:
+    """Which clamp coordinates a task's controls move, from its ``name`` (shared by the rod and the learned model)."""
+
+    name: str
+
+    @property
+    def actuation(self) -> np.ndarray:
+        return actuation(self.name)
+
+    @property
+    def inputs(self) -> int:
+        return self.actuation.shape[1]
+
+
 @dataclass
-class Task:
+class Task(Actuated):
     """One case of a task: its start equilibrium, target and loss."""
 
     name: str
@@ -48,14 +62,6 @@ class Task:
     @property
     def kind(self) -> str:
         return KINDS[self.name]
-
-    @property
-    def actuation(self) -> np.ndarray:
-        return actuation(self.name)
-
-    @property
-    def inputs(self) -> int:
-        return self.actuation.shape[1]
 
     def rollout(self, u: np.ndarray, x_start: np.ndarray, z_start: np.ndarray, first: int = 0) -> Rollout:
         return rollout(self, u, x_start, z_start, first)
