@@ -31,6 +31,16 @@ def metrics(**override):
         "adjoint_memory_growth": 1.0,
         "unrolled_memory_growth": 10.0,
         "newton_iteration_ratio": 10.0,
+        "learned": {
+            "heldout_relative_error": 0.03,
+            "ift_fd_relative_error_parameters": 1e-10,
+            "ift_fd_relative_error_controls": 1e-10,
+            "methods": {
+                "adjoint_rhc": {"median_loss_per_seed": [1e-10, 3e-10, 2e-10], "max_segment_loss_median": 1e-9},
+                "spsa": {"median_loss_per_seed": [1e-6, 2e-6, 1e-6], "max_segment_loss_median": float("nan")},
+                "cem": {"median_loss_per_seed": [1e-5, 2e-5, 1e-5], "max_segment_loss_median": float("nan")},
+            },
+        },
     }
     return base | override
 
@@ -56,7 +66,7 @@ def test_flat_unrolled_memory_fails():
     assert verdict(CLAIMS, "nc_unrolled_memory_grows", metrics(unrolled_memory_growth=1.0)) == "fails"
 
 
-@pytest.mark.parametrize("task", ["t1", "t3"])
+@pytest.mark.parametrize("task", ["t1", "t2", "t3"])
 @pytest.mark.parametrize("baseline", ["spsa", "cem"])
 def test_baseline_in_the_methods_place_fails(task, baseline):
     assert verdict(CLAIMS, f"nc_rhc_beats_{baseline}_{task}", swapped(task, baseline)) == "fails"
@@ -70,6 +80,48 @@ def test_spsa_ahead_on_t1_fails():
 @pytest.mark.counterfactual("neural-control", "nc_rhc_beats_cem_t1")
 def test_cem_ahead_on_t1_fails():
     assert verdict(CLAIMS, "nc_rhc_beats_cem_t1", swapped("t1", "cem")) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_rhc_beats_spsa_t2")
+def test_spsa_ahead_on_t2_fails():
+    assert verdict(CLAIMS, "nc_rhc_beats_spsa_t2", swapped("t2", "spsa")) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_rhc_beats_cem_t2")
+def test_cem_ahead_on_t2_fails():
+    assert verdict(CLAIMS, "nc_rhc_beats_cem_t2", swapped("t2", "cem")) == "fails"
+
+
+def learned_swapped(baseline: str) -> dict:
+    m = copy.deepcopy(metrics())
+    methods = m["learned"]["methods"]
+    methods["adjoint_rhc"], methods[baseline] = methods[baseline], methods["adjoint_rhc"]
+    return m
+
+
+@pytest.mark.counterfactual("neural-control", "nc_deq_rhc_beats_spsa")
+def test_spsa_ahead_through_the_learned_model_fails():
+    assert verdict(CLAIMS, "nc_deq_rhc_beats_spsa", learned_swapped("spsa")) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_deq_rhc_beats_cem")
+def test_cem_ahead_through_the_learned_model_fails():
+    assert verdict(CLAIMS, "nc_deq_rhc_beats_cem", learned_swapped("cem")) == "fails"
+
+
+@pytest.mark.counterfactual("neural-control", "nc_deq_segment_loss")
+def test_segment_losses_far_above_the_papers_fail():
+    m = copy.deepcopy(metrics())
+    m["learned"]["methods"]["adjoint_rhc"]["max_segment_loss_median"] = 1e-4
+    assert verdict(CLAIMS, "nc_deq_segment_loss", m) == "fails"
+
+
+def test_learned_model_checks_fail_on_a_wrong_gradient_or_a_poor_fit():
+    m = copy.deepcopy(metrics())
+    m["learned"]["ift_fd_relative_error_controls"] = 0.3
+    m["learned"]["heldout_relative_error"] = 0.5
+    assert verdict(CLAIMS, "nc_deq_implicit_gradients_match_fd", m) == "fails"
+    assert verdict(CLAIMS, "nc_deq_fits_heldout_equilibria", m) == "fails"
 
 
 @pytest.mark.counterfactual("neural-control", "nc_rhc_beats_spsa_t3")

@@ -5,7 +5,7 @@ import pytest
 
 from repro.papers.neural_control.cases import buckled_start, make_case
 from repro.papers.neural_control.controller import Adam, Controller
-from repro.papers.neural_control.methods import METHODS, run_method, trajectory_loss
+from repro.papers.neural_control.methods import METHODS, run_method
 from repro.papers.neural_control.rod import Rod
 from repro.papers.neural_control.tasks import adjoint_gradient, rollout
 
@@ -72,4 +72,4 @@ def test_every_method_stays_within_the_solve_budget(setup, method):
     result = run_method(method, task, ctrl, CFG, 60, np.random.default_rng(1))
     assert 0 < result.solves <= 60
     assert len(result.free) == task.steps
-    assert result.best_loss == pytest.approx(trajectory_loss(task, result.free, result.z), rel=1e-9)
+    assert result.best_loss == pytest.approx(task.trajectory_loss(result.free, result.z), rel=1e-9)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from repro.io import InputError
-from repro.papers.neural_control import data, evaluate, gradients, optimize
+from repro.papers.neural_control import data, evaluate, gradients, learned, optimize
 
 SETTINGS = {
     "data_seed": 0,
@@ -23,6 +23,19 @@ SETTINGS = {
         "cem": {"population": 3, "elites": 2, "keep_elites": 1, "sigma": 0.1, "momentum": 0.2, "loss_threshold": 1e-10},
     },
     "gradients": {"fd_step": 1e-6, "checks": 2, "memory_nodes": 7, "newton_iterations": [2, 4]},
+    "learned": {
+        "width": 6,
+        "rho": 0.9,
+        "paths": 4,
+        "heldout": 2,
+        "path_steps": 4,
+        "fit_steps": 30,
+        "lr": 0.03,
+        "cases": 1,
+        "steps": 4,
+        "budget": 16,
+        "fd_step": 1e-6,
+    },
 }
 
 
@@ -47,6 +60,8 @@ def test_stages_write_consistent_outputs(tmp_path, repo):
         runs.append(out.runs)
     grads = Paths(gradients=str(tmp_path / "gradients.json"))
     gradients.main(job(input=Paths(cases=files.t1), output=grads))
+    deq = Paths(learned=str(tmp_path / "learned.json"))
+    learned.main(job(input=Paths(cases=files.t1), output=deq))
     result = Paths(metrics=str(tmp_path / "metrics.json"), claims=str(tmp_path / "claims.json"))
     evaluate.main(
         job(
@@ -54,6 +69,7 @@ def test_stages_write_consistent_outputs(tmp_path, repo):
                 runs=runs,
                 cases=[files.t1, files.t3],
                 gradients=grads.gradients,
+                learned=deq.learned,
                 reported=str(repo / "resources/neural-control/reported.yaml"),
             ),
             output=result,
@@ -62,6 +78,8 @@ def test_stages_write_consistent_outputs(tmp_path, repo):
     metrics = json.loads(open(result.metrics).read())
     assert metrics["fd_max_relative_error"] < 1e-5
     assert metrics["adjoint_memory_growth"] == 1.0
+    assert metrics["learned"]["ift_fd_relative_error_controls"] < 1e-5
+    assert len(metrics["learned"]["methods"]["adjoint_rhc"]["median_loss_per_seed"]) == 2
     claims = json.loads(open(result.claims).read())["claims"]
     assert {c["id"] for c in claims} >= {"nc_rhc_beats_spsa_t1", "nc_rhc_branch_success"}
 

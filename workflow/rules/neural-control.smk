@@ -28,11 +28,18 @@ declare_paper(
         settings=["rod", "gradients"],
     ),
     stage(
+        "learned",
+        input={"cases": NC_CASES["t1"]},
+        output={"learned": "results/neural-control/learned.json"},
+        settings=["data_seed", "seeds", "controller", "methods", "learned"],
+    ),
+    stage(
         "evaluate",
         input={
             "runs": NC_RUNS,
             "cases": list(NC_CASES.values()),
             "gradients": "results/neural-control/gradients.json",
+            "learned": "results/neural-control/learned.json",
         },
         output={
             "metrics": "results/neural-control/metrics.json",

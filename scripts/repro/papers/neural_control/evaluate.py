@@ -49,6 +49,19 @@ def gradient_metrics(grads: dict) -> dict:
     }
 
 
+def learned_metrics(learned: dict) -> dict:
+    """The learned equilibrium model's checks and, per method, best tracking loss per (case, seed)."""
+    methods = {
+        m: {
+            "median_loss_per_seed": np.median(np.asarray(r["best_loss"], dtype=float), axis=0).tolist(),
+            "max_segment_loss_median": float(np.median(np.asarray(r["max_segment_loss"], dtype=float))),
+        }
+        for m, r in learned["methods"].items()
+    }
+    keys = ("heldout_relative_error", "ift_fd_relative_error_parameters", "ift_fd_relative_error_controls")
+    return {"learned": {k: learned[k] for k in keys} | {"methods": methods}}
+
+
 def main(job) -> None:
     metrics: dict = {"tasks": {}}
     for path, cases_path in zip(job.input.runs, job.input.cases):
@@ -57,6 +70,7 @@ def main(job) -> None:
             load_arrays(path, RUN_KEYS, "runs"), load_arrays(cases_path, ("branch",), "task cases")
         )
     metrics |= gradient_metrics(read_json(job.input.gradients))
+    metrics |= learned_metrics(read_json(job.input.learned))
     write_json(job.output.metrics, metrics)
     claims = evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))
     write_claims(job.output.claims, "neural-control", claims)

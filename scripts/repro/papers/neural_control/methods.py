@@ -8,7 +8,9 @@
 - ``spsa``: simultaneous-perturbation gradient estimates (two rollouts per update) fed to Adam.
 - ``cem``: cross-entropy method over the controller's parameters with elite reuse (the iCEM idea of
   keeping elites; coloured noise does not apply to parameters of a network of lambda).
-Each returns the best loss it realised, the solves it spent and its loss history.
+Each returns the best loss it realised, the solves it spent and its loss history. A method sees a task only
+through ``rollout``, ``adjoint_gradient`` and ``trajectory_loss`` (plus steps, x0, z0), so the same optimisers
+run on the rod and on the learned equilibrium model (``deq.DEQTask``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from repro.papers.neural_control.controller import Adam, Controller
-from repro.papers.neural_control.tasks import Rollout, Task, adjoint_gradient, branch, rollout
+from repro.papers.neural_control.tasks import Rollout, Task, branch
 
 METHODS = ("adjoint_rhc", "adjoint_only", "spsa", "cem")
 
@@ -37,6 +39,7 @@ class Result:
     history: list[tuple[int, float]] = field(default_factory=list)  # (solves so far, best loss so far)
     free: list[np.ndarray] = field(default_factory=list)  # best trajectory's equilibria
     z: list[np.ndarray] = field(default_factory=list)
+    segments: list[float] = field(default_factory=list)  # Adjoint+RHC: best loss of each executed segment
 
     def record(self, run: Rollout) -> None:
         self.solves += run.solves
@@ -66,7 +69,7 @@ def adjoint_rhc(task: Task, ctrl: Controller, cfg: dict, budget: int) -> Result:
         window = lam[t : t + horizon]
         best, best_run, stall = float("inf"), None, 0
         for _ in range(inner):
-            run = rollout(task, ctrl.controls(window), x, z, first=t)
+            run = task.rollout(ctrl.controls(window), x, z, first=t)
             out.solves, out.newton, out.failures = (
                 out.solves + run.solves,
                 out.newton + run.newton,
@@ -79,23 +82,15 @@ def adjoint_rhc(task: Task, ctrl: Controller, cfg: dict, budget: int) -> Result:
                 stall += 1
             if best <= cfg["loss_threshold"] or stall >= cfg["patience"]:
                 break
-            ctrl.theta = adam.step(ctrl.theta, ctrl.backward(window, adjoint_gradient(task, run, first=t)))
+            ctrl.theta = adam.step(ctrl.theta, ctrl.backward(window, task.adjoint_gradient(run, first=t)))
         ctrl.theta = best_theta  # execute the best plan of this segment (its rollout is already solved)
         out.free, out.z = out.free + best_run.free, out.z + best_run.z
+        out.segments.append(best)
         x, z, t = best_run.free[-1], best_run.z[-1], t + len(window)
         out.history.append((out.solves, float("nan")))
-    out.best_loss = trajectory_loss(task, out.free, out.z)
+    out.best_loss = task.trajectory_loss(out.free, out.z)
     out.history[-1] = (out.solves, out.best_loss)
     return out
-
-
-def trajectory_loss(task: Task, free: list[np.ndarray], z: list[np.ndarray]) -> float:
-    """The task's loss of a whole executed continuation (steps 1..K)."""
-    return float(
-        np.sum(
-            [task.step_loss(k + 1, task.rod.assemble(xf, zk), task.steps)[0] for k, (xf, zk) in enumerate(zip(free, z))]
-        )
-    )
 
 
 def adjoint_only(task: Task, ctrl: Controller, cfg: dict, budget: int) -> Result:
@@ -103,12 +98,12 @@ def adjoint_only(task: Task, ctrl: Controller, cfg: dict, budget: int) -> Result
     out = Result()
     adam = Adam(ctrl.theta.size, cfg["lr"])
     while out.solves + task.steps <= budget:
-        run = rollout(task, ctrl.controls(lam), task.x0, task.z0)
+        run = task.rollout(ctrl.controls(lam), task.x0, task.z0)
         out.record(run)
         out.updates += 1
         if out.best_loss <= cfg["loss_threshold"]:
             break
-        ctrl.theta = adam.step(ctrl.theta, ctrl.backward(lam, adjoint_gradient(task, run)))
+        ctrl.theta = adam.step(ctrl.theta, ctrl.backward(lam, task.adjoint_gradient(run)))
     return out
 
 
@@ -120,8 +115,8 @@ def spsa(task: Task, ctrl: Controller, cfg: dict, budget: int, rng: np.random.Ge
     while out.solves + 2 * task.steps <= budget:
         c = cfg["perturbation"] / (k + 1) ** 0.101
         delta = rng.choice([-1.0, 1.0], size=ctrl.theta.size)
-        plus = rollout(task, ctrl.controls(lam, ctrl.theta + c * delta), task.x0, task.z0)
-        minus = rollout(task, ctrl.controls(lam, ctrl.theta - c * delta), task.x0, task.z0)
+        plus = task.rollout(ctrl.controls(lam, ctrl.theta + c * delta), task.x0, task.z0)
+        minus = task.rollout(ctrl.controls(lam, ctrl.theta - c * delta), task.x0, task.z0)
         out.record(plus)
         out.record(minus)
         out.updates += 1
@@ -143,7 +138,7 @@ def cem(task: Task, ctrl: Controller, cfg: dict, budget: int, rng: np.random.Gen
         samples = np.concatenate([keep, mean + std * rng.standard_normal((population - len(keep), mean.size))])
         losses = []
         for theta in samples:
-            run = rollout(task, ctrl.controls(lam, theta), task.x0, task.z0)
+            run = task.rollout(ctrl.controls(lam, theta), task.x0, task.z0)
             out.solves, out.newton, out.failures = (
                 out.solves + run.solves,
                 out.newton + run.newton,

@@ -31,8 +31,22 @@ def actuation(task: str) -> np.ndarray:
     return a
 
 
+class Actuated:
+    """Which clamp coordinates a task's controls move, from its ``name`` (shared by the rod and the learned model)."""
+
+    name: str
+
+    @property
+    def actuation(self) -> np.ndarray:
+        return actuation(self.name)
+
+    @property
+    def inputs(self) -> int:
+        return self.actuation.shape[1]
+
+
 @dataclass
-class Task:
+class Task(Actuated):
     """One case of a task: its start equilibrium, target and loss."""
 
     name: str
@@ -49,13 +63,22 @@ class Task:
     def kind(self) -> str:
         return KINDS[self.name]
 
-    @property
-    def actuation(self) -> np.ndarray:
-        return actuation(self.name)
+    def rollout(self, u: np.ndarray, x_start: np.ndarray, z_start: np.ndarray, first: int = 0) -> Rollout:
+        return rollout(self, u, x_start, z_start, first)
 
-    @property
-    def inputs(self) -> int:
-        return self.actuation.shape[1]
+    def adjoint_gradient(self, run: Rollout, first: int = 0) -> np.ndarray:
+        return adjoint_gradient(self, run, first)
+
+    def trajectory_loss(self, free: list[np.ndarray], z: list[np.ndarray]) -> float:
+        """The loss of a whole executed continuation (steps 1..K)."""
+        return float(
+            np.sum(
+                [
+                    self.step_loss(k + 1, self.rod.assemble(xf, zk), self.steps)[0]
+                    for k, (xf, zk) in enumerate(zip(free, z))
+                ]
+            )
+        )
 
     def step_loss(self, k: int, x: np.ndarray, last: int) -> tuple[float, np.ndarray | None]:
         """Loss contribution of equilibrium x (full coordinates) at step k (1-based) of a window ending at
