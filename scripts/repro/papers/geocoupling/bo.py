@@ -3,8 +3,11 @@ with expected improvement, several proposals per round by the kriging-believer h
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.stats import norm
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
 
@@ -12,7 +15,10 @@ from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
 def surrogate(x: np.ndarray, y: np.ndarray) -> GaussianProcessRegressor:
     kernel = ConstantKernel(1.0, (1e-2, 1e2)) * Matern(1.0, (0.1, 10.0), nu=2.5) + WhiteKernel(1e-3, (1e-6, 1e-1))
     gp = GaussianProcessRegressor(kernel, normalize_y=True, n_restarts_optimizer=2, random_state=0)
-    return gp.fit(np.asarray(x, dtype=float)[:, None], np.asarray(y, dtype=float))
+    with warnings.catch_warnings():
+        # A handful of noisy points often puts a hyper-parameter on its bound; the fit is still usable.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return gp.fit(np.asarray(x, dtype=float)[:, None], np.asarray(y, dtype=float))
 
 
 def expected_improvement(gp: GaussianProcessRegressor, grid: np.ndarray, best: float, xi: float = 0.01) -> np.ndarray:

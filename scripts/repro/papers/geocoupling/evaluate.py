@@ -73,7 +73,12 @@ def main(job) -> None:
     train_pairs = pair_codes(sequence_int(lat["train_seq"]), lat["train_conf"], lat["energy"].shape[1])
     per_member = [
         score_samples(
-            runs["seq"][m], runs["struct"][m], lat["energy"], lat["e_min"], lat["index_of_code"], train_pairs,
+            runs["seq"][m],
+            runs["struct"][m],
+            lat["energy"],
+            lat["e_min"],
+            lat["index_of_code"],
+            train_pairs,
             int(lat["designable"]),
         )
         for m in range(len(runs["seq"]))

@@ -39,9 +39,7 @@ class EnsembleLinear(nn.Module):
 class CoDesigner(nn.Module):
     """Masked denoiser over (sequence, structure) tokens for a stack of members."""
 
-    def __init__(
-        self, seeds: list[int], seq_len: int, seq_vocab: int, struct_len: int, struct_vocab: int, hidden: int
-    ):
+    def __init__(self, seeds: list[int], seq_len: int, seq_vocab: int, struct_len: int, struct_vocab: int, hidden: int):
         super().__init__()
         self.seq_len, self.seq_vocab, self.struct_len, self.struct_vocab = seq_len, seq_vocab, struct_len, struct_vocab
         d_in = seq_len * (seq_vocab + 1) + struct_len * (struct_vocab + 1) + 4
@@ -80,13 +78,17 @@ class CoDesigner(nn.Module):
 
 
 def training_times(
-    alpha: torch.Tensor, random: torch.Tensor, jitter: torch.Tensor, batch: int, generator: torch.Generator | None = None
+    alpha: torch.Tensor,
+    random: torch.Tensor,
+    jitter: torch.Tensor,
+    batch: int,
+    generator: torch.Generator | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(s, t_struct, t_seq), each (M, B): on the member's curve within +-jitter, or independent (random)."""
-    m = alpha.shape[0]
-    s = torch.rand(m, batch, generator=generator)
-    u = torch.rand(2, m, batch, generator=generator) * 2 - 1
-    independent = torch.rand(m, batch, generator=generator)
+    m, dev = alpha.shape[0], alpha.device
+    s = torch.rand(m, batch, generator=generator, device=dev)
+    u = torch.rand(2, m, batch, generator=generator, device=dev) * 2 - 1
+    independent = torch.rand(m, batch, generator=generator, device=dev)
     j, a = jitter[:, None], alpha[:, None]
     t_struct = torch.clamp(s + j * u[0], 0.0, 1.0)
     t_seq = torch.clamp(s**a + j * u[1], 0.0, 1.0)
@@ -103,8 +105,8 @@ def masked_loss(
     generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """Per-member cross-entropy of the masked tokens (summed over tokens, averaged over the batch), (M,)."""
-    hide_seq = torch.rand(seq.shape, generator=generator) >= t_seq[..., None]
-    hide_struct = torch.rand(struct.shape, generator=generator) >= t_struct[..., None]
+    hide_seq = torch.rand(seq.shape, generator=generator, device=seq.device) >= t_seq[..., None]
+    hide_struct = torch.rand(struct.shape, generator=generator, device=struct.device) >= t_struct[..., None]
     seq_in = torch.where(hide_seq, model.seq_vocab, seq)
     struct_in = torch.where(hide_struct, model.struct_vocab, struct)
     seq_logits, struct_logits = model(seq_in, struct_in, t_struct, t_seq)

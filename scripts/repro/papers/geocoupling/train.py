@@ -39,7 +39,9 @@ class Stack:
         self.val_seq = torch.as_tensor(data["val_seq"], dtype=torch.long)
         self.val_struct = torch.as_tensor(data["val_struct"], dtype=torch.long)
         self.train_pairs = pair_codes(
-            data["train_seq"] @ (1 << np.arange(data["train_seq"].shape[1])), data["train_conf"], data["energy"].shape[1]
+            data["train_seq"] @ (1 << np.arange(data["train_seq"].shape[1])),
+            data["train_conf"],
+            data["energy"].shape[1],
         )
 
     def fit(self, name: str, members: list[tuple[Coupling, int]]) -> CoDesigner:
@@ -116,7 +118,11 @@ def search(stack: Stack, seeds: list[int]) -> dict[str, np.ndarray]:
     rounds = {s: [] for s in seeds}
     candidates = {s: [float(np.log(a)) for a in cfg["initial"]] for s in seeds}
     for r in range(int(cfg["rounds"]) + 1):
-        members = [(Coupling(f"search_{np.exp(x):.4g}", float(np.exp(x)), False, jitter), s) for s in seeds for x in candidates[s]]
+        members = [
+            (Coupling(f"search_{np.exp(x):.4g}", float(np.exp(x)), False, jitter), s)
+            for s in seeds
+            for x in candidates[s]
+        ]
         model = stack.fit(f"search_round{r}", members)
         seq, struct = stack.generate(model, members, VAL_SAMPLING_SEED + r)
         scores = stack.consistency(seq, struct)
@@ -124,7 +130,9 @@ def search(stack: Stack, seeds: list[int]) -> dict[str, np.ndarray]:
             xs[s].append(float(np.log(coupling.alpha)))
             ys[s].append(float(score))
             rounds[s].append(r)
-        log.info("search round %d: %s", r, {f"{c.alpha:.3g}/{s}": round(float(v), 4) for (c, s), v in zip(members, scores)})
+        log.info(
+            "search round %d: %s", r, {f"{c.alpha:.3g}/{s}": round(float(v), 4) for (c, s), v in zip(members, scores)}
+        )
         if r < int(cfg["rounds"]):
             candidates = {s: propose(np.array(xs[s]), np.array(ys[s]), low, high, int(cfg["per_round"])) for s in seeds}
     return {
