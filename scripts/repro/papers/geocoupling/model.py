@@ -17,23 +17,7 @@ import math
 import torch
 from torch import nn
 
-
-class EnsembleLinear(nn.Module):
-    """M independent affine maps applied by one batched matmul: (M, B, i) -> (M, B, o)."""
-
-    def __init__(self, seeds: list[int], d_in: int, d_out: int):
-        super().__init__()
-        weights, biases = [], []
-        for seed in seeds:
-            gen = torch.Generator().manual_seed(int(seed))
-            bound = 1.0 / math.sqrt(d_in)
-            weights.append((torch.rand(d_in, d_out, generator=gen) * 2 - 1) * bound)
-            biases.append((torch.rand(1, d_out, generator=gen) * 2 - 1) * bound)
-        self.weight = nn.Parameter(torch.stack(weights))
-        self.bias = nn.Parameter(torch.stack(biases))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.baddbmm(self.bias, x, self.weight)
+from repro.ensemble import EnsembleLinear
 
 
 class CoDesigner(nn.Module):
