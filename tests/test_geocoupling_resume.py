@@ -22,16 +22,27 @@ SETTINGS = {
 @pytest.fixture(scope="module")
 def lattice(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("geocoupling")
-    out = NS(lattice=str(tmp / "lattice.npz"), manifest=str(tmp / "manifest.json"))
+    out = NS(benchmark=str(tmp / "benchmark.npz"), manifest=str(tmp / "manifest.json"))
     data.main(
-        NS(params=NS(settings={"residues": 8, "designable": -2, "val_fraction": 0.2, "data_seed": 0}), output=out)
+        NS(
+            params=NS(
+                settings={
+                    "benchmark": "hp_lattice",
+                    "residues": 8,
+                    "designable": -2,
+                    "val_fraction": 0.2,
+                    "data_seed": 0,
+                }
+            ),
+            output=out,
+        )
     )
-    return out.lattice
+    return out.benchmark
 
 
 def run(lattice, tmp_path, name):
     job = NS(
-        input=NS(lattice=lattice, code=[train.__file__]),
+        input=NS(benchmark=lattice, code=[train.__file__]),
         output=NS(runs=str(tmp_path / f"{name}.npz")),
         params=NS(settings=SETTINGS, seed=0, checkpoints=str(tmp_path / f"ckpt_{name}")),
         threads=1,

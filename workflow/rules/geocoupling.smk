@@ -1,18 +1,25 @@
 """GeoCoupling: learned temporal coupling between sequence and structure in co-design (arXiv 2606.01628)."""
 
+GEOCOUPLING = paper_config("geocoupling")
+GEOCOUPLING_CHAINS = (
+    {"chains": STRUCTURES_OUT["chains"]} if GEOCOUPLING["benchmark"] == "chains" else {}
+)
+
+
 declare_paper(
     "geocoupling",
     stage(
         "data",
+        input=GEOCOUPLING_CHAINS,
         output={
-            "lattice": "results/geocoupling/data/lattice.npz",
+            "benchmark": "results/geocoupling/data/benchmark.npz",
             "manifest": "results/geocoupling/data/manifest.json",
         },
-        settings=["residues", "designable", "val_fraction", "data_seed"],
+        settings=["benchmark", "residues", "designable", "val_fraction", "data_seed", "chains"],
     ),
     stage(
         "train",
-        input={"lattice": "results/geocoupling/data/lattice.npz"},
+        input={"benchmark": "results/geocoupling/data/benchmark.npz"},
         output={"runs": "results/geocoupling/runs.npz"},
         env="torch",
         seed=True,
@@ -31,7 +38,7 @@ declare_paper(
     stage(
         "evaluate",
         input={
-            "lattice": "results/geocoupling/data/lattice.npz",
+            "benchmark": "results/geocoupling/data/benchmark.npz",
             "runs": "results/geocoupling/runs.npz",
             "saw_counts": "resources/geocoupling/saw_counts.yaml",
         },

@@ -7,10 +7,10 @@ import yaml
 
 from repro.claims import evaluate_claims, write_claims
 from repro.io import InputError, read_npz, write_json
-from repro.papers.geocoupling.claims import CLAIMS
+from repro.papers.geocoupling.claims import claims_for
 from repro.papers.geocoupling.coupling import curve_defects
-from repro.papers.geocoupling.lattice import brute_force_energy, sequence_int
-from repro.papers.geocoupling.metrics import pair_codes, score_samples
+from repro.papers.geocoupling.lattice import brute_force_energy
+from repro.papers.geocoupling.metrics import scorer
 from repro.registry import load_reported
 
 BRUTE_PAIRS, BRUTE_SEQUENCES = 400, 6
@@ -64,27 +64,14 @@ def coupling_checks(runs: dict[str, np.ndarray]) -> dict[str, float]:
 
 
 def main(job) -> None:
-    lat, runs = read_npz(job.input.lattice), read_npz(job.input.runs)
+    bench, runs = read_npz(job.input.benchmark), read_npz(job.input.runs)
     for key in ("seq", "struct", "coupling", "seed", "alpha", "time_s", "search_score"):
         if key not in runs:
             raise InputError(job.input.runs, f"missing array {key!r}")
-    with open(job.input.saw_counts) as fh:
-        known = {int(k): int(v) for k, v in yaml.safe_load(fh)["walks"].items()}
-    train_pairs = pair_codes(sequence_int(lat["train_seq"]), lat["train_conf"], lat["energy"].shape[1])
-    per_member = [
-        score_samples(
-            runs["seq"][m],
-            runs["struct"][m],
-            lat["energy"],
-            lat["e_min"],
-            lat["index_of_code"],
-            train_pairs,
-            int(lat["designable"]),
-        )
-        for m in range(len(runs["seq"]))
-    ]
+    benchmark = str(bench["benchmark"])
+    score = scorer(bench)
+    per_member = [score(runs["seq"][m], runs["struct"][m]) for m in range(len(runs["seq"]))]
     couplings = list(dict.fromkeys(map(str, runs["coupling"])))
-    seeds = [int(s) for s in runs["seeds"]]
     by_coupling = {
         c: {
             key: [per_member[m][key] for m in range(len(per_member)) if runs["coupling"][m] == c]
@@ -93,9 +80,9 @@ def main(job) -> None:
         for c in couplings
     }
     metrics = {
-        "enumeration": enumeration_checks(lat, known, int(job.params.settings["data_seed"])),
+        "benchmark": benchmark,
         "couplings_checks": coupling_checks(runs),
-        "seeds": seeds,
+        "seeds": [int(s) for s in runs["seeds"]],
         "couplings": couplings,
         "per_coupling": by_coupling,
         "learned_alpha": runs["learned_alpha"].tolist(),
@@ -105,6 +92,10 @@ def main(job) -> None:
             "round": runs["search_round"].tolist(),
         },
     }
+    if benchmark == "hp_lattice":
+        with open(job.input.saw_counts) as fh:
+            known = {int(k): int(v) for k, v in yaml.safe_load(fh)["walks"].items()}
+        metrics["enumeration"] = enumeration_checks(bench, known, int(job.params.settings["data_seed"]))
     write_json(job.output.metrics, metrics)
-    reported = load_reported(job.input.reported)
-    write_claims(job.output.claims, "geocoupling", evaluate_claims(CLAIMS, metrics, job.params.scale, reported))
+    claims = evaluate_claims(claims_for(benchmark), metrics, job.params.scale, load_reported(job.input.reported))
+    write_claims(job.output.claims, "geocoupling", claims)

@@ -52,3 +52,19 @@ def score_samples(
         "sequence_hamming": mean_pairwise_hamming(seq_bits),
         "novelty": float(np.mean(valid & ~np.isin(codes, train_pairs))),
     }
+
+
+def scorer(data: dict[str, np.ndarray]):
+    """The scoring function of the benchmark the data stage wrote: (seq tokens, struct tokens) -> metrics."""
+    if str(data["benchmark"]) == "chains":
+        from repro.papers.geocoupling.chains import ChainScorer
+
+        return ChainScorer(data)
+    train_pairs = pair_codes(sequence_int(data["train_seq"]), data["train_conf"], data["energy"].shape[1])
+
+    def score(seq: np.ndarray, struct: np.ndarray) -> dict[str, float]:
+        return score_samples(
+            seq, struct, data["energy"], data["e_min"], data["index_of_code"], train_pairs, int(data["designable"])
+        )
+
+    return score

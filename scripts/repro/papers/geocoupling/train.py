@@ -20,13 +20,13 @@ import torch
 from repro.io import InputError, atomic_path, read_npz
 from repro.papers.geocoupling.bo import propose
 from repro.papers.geocoupling.coupling import Coupling, named
-from repro.papers.geocoupling.metrics import pair_codes, score_samples
+from repro.papers.geocoupling.metrics import scorer
 from repro.papers.geocoupling.model import CoDesigner, masked_loss, sample, training_times
 from repro.training import epoch_rng, fingerprint_of, train
 
 log = logging.getLogger(__name__)
 VAL_SAMPLING_SEED, TEST_SAMPLING_SEED, VAL_LOSS_SEED, TIMES_SEED = 1001, 2002, 3003, 4004
-REQUIRED = ("train_seq", "train_struct", "train_conf", "val_seq", "val_struct", "energy", "e_min", "index_of_code")
+REQUIRED = ("benchmark", "train_seq", "train_struct", "val_seq", "val_struct", "seq_vocab", "struct_vocab")
 
 
 class Stack:
@@ -38,17 +38,16 @@ class Stack:
         self.struct = torch.as_tensor(data["train_struct"], dtype=torch.long)
         self.val_seq = torch.as_tensor(data["val_seq"], dtype=torch.long)
         self.val_struct = torch.as_tensor(data["val_struct"], dtype=torch.long)
-        self.train_pairs = pair_codes(
-            data["train_seq"] @ (1 << np.arange(data["train_seq"].shape[1])),
-            data["train_conf"],
-            data["energy"].shape[1],
-        )
+        self.score = scorer(data)
+        self.vocab = int(data["seq_vocab"]), int(data["struct_vocab"])
 
     def fit(self, name: str, members: list[tuple[Coupling, int]]) -> CoDesigner:
         """Train one stack (checkpointed under ``name``); each member keeps its best held-out-loss weights."""
         cfg, model_cfg = self.settings["train"], self.settings["model"]
         seeds = [s for _, s in members]
-        model = CoDesigner(seeds, self.seq.shape[1], 2, self.struct.shape[1], 3, int(model_cfg["hidden"]))
+        model = CoDesigner(
+            seeds, self.seq.shape[1], self.vocab[0], self.struct.shape[1], self.vocab[1], int(model_cfg["hidden"])
+        )
         alpha = torch.tensor([c.alpha for c, _ in members], dtype=torch.float32)
         random = torch.tensor([c.random for c, _ in members])
         jitter = torch.tensor([c.jitter for c, _ in members], dtype=torch.float32)
@@ -98,15 +97,7 @@ class Stack:
         return seq.numpy().astype(np.int8), struct.numpy().astype(np.int8)
 
     def consistency(self, seq: np.ndarray, struct: np.ndarray) -> np.ndarray:
-        d = self.data
-        return np.array(
-            [
-                score_samples(
-                    seq[m], struct[m], d["energy"], d["e_min"], d["index_of_code"], self.train_pairs, d["designable"]
-                )["consistency"]
-                for m in range(len(seq))
-            ]
-        )
+        return np.array([self.score(seq[m], struct[m])["consistency"] for m in range(len(seq))])
 
 
 def search(stack: Stack, seeds: list[int]) -> dict[str, np.ndarray]:
@@ -145,10 +136,10 @@ def search(stack: Stack, seeds: list[int]) -> dict[str, np.ndarray]:
 def main(job) -> None:
     settings = job.params.settings
     torch.set_num_threads(max(1, int(job.threads)))
-    data = read_npz(job.input.lattice)
+    data = read_npz(job.input.benchmark)
     missing = [k for k in REQUIRED if k not in data]
     if missing:
-        raise InputError(job.input.lattice, f"missing arrays {missing}")
+        raise InputError(job.input.benchmark, f"missing arrays {missing}")
     seeds = [int(s) for s in settings["seeds"]]
     stack = Stack(data, settings, int(job.params.seed), list(job.input.code), Path(job.params.checkpoints))
     trace = search(stack, seeds)
