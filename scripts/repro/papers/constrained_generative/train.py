@@ -114,3 +114,5 @@ def main(job) -> None:
                 out[f"{key}__test_loss"] = np.asarray(test_loss, dtype=float)
     with atomic_path(job.output.runs) as tmp:
         np.savez(tmp, **out)
+    for checkpoint in Path(job.params.checkpoints).glob("*.pt"):
+        checkpoint.unlink()  # the output is written: a rerun must not resume from a finished run

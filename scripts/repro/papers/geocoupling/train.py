@@ -179,3 +179,5 @@ def main(job) -> None:
             seeds=np.array(seeds),
             **trace,
         )
+    for checkpoint in Path(job.params.checkpoints).glob("*.pt"):
+        checkpoint.unlink()  # the output is written: a rerun must not resume from a finished run
