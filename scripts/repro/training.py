@@ -205,6 +205,8 @@ def train(
                 score = validate(model)
             score = torch.as_tensor(score, dtype=torch.float64).detach()
             record["val"] = float(score.mean())
+            if score.ndim == 1:
+                record["val_members"] = score.tolist()  # per-member scores of an ensemble, kept for its curves
             if score.ndim == 0:
                 score = float(score)
         result.history.append(record)

@@ -1,0 +1,1 @@
+"""Manifold-aware perturbations for constrained generative modelling (Keegan & Ruthotto, arXiv 2601.23151)."""
