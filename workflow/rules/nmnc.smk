@@ -7,7 +7,6 @@ declare_paper(
         input={"digits": "data/images/digits.npz"},
         output={"runs": "results/nmnc/runs.json"},
         env="torch",
-        seed=True,
         settings=[
             "source",
             "seeds",
