@@ -54,6 +54,24 @@ def _fit(model, x, y, s: dict, seed: int, val, weights=None, desc="fit", device=
     return model
 
 
+def plain_fit(model, x, y, s: dict, loss, epochs: int, seed: int, desc: str, device) -> None:
+    """A short fit without model selection (bias-capturing and identification models), left on the CPU."""
+    t = s["train"]
+    fit(
+        model,
+        x,
+        y,
+        loss=loss,
+        epochs=epochs,
+        batch_size=t["batch_size"],
+        lr=t["lr"],
+        seed=seed,
+        desc=desc,
+        device=device,
+    )
+    model.cpu()
+
+
 def erm(x, y, s, seed, val, device=None, **_):
     return _fit(make_model(x.shape[1], s, seed), x, y, s, seed, val, desc=f"erm seed {seed}", device=device), None
 
@@ -62,19 +80,7 @@ def bias_features(x, y, s, seed, device=None) -> np.ndarray:
     """Stage 1: features of a bias-capturing model (GCE, few epochs), PCA-reduced and standardised."""
     c = s["ccdb"]
     biased = make_model(x.shape[1], s, seed + 1000)
-    fit(
-        biased,
-        x,
-        y,
-        loss=gce_loss(c["gce_q"]),
-        epochs=c["bias_epochs"],
-        batch_size=s["train"]["batch_size"],
-        lr=s["train"]["lr"],
-        seed=seed + 1000,
-        desc=f"ccdb bias model seed {seed}",
-        device=device,
-    )
-    biased.cpu()
+    plain_fit(biased, x, y, s, gce_loss(c["gce_q"]), c["bias_epochs"], seed + 1000, f"ccdb bias model {seed}", device)
     with torch.no_grad():
         feats = biased.features(torch.as_tensor(x)).numpy().astype(np.float64)
     feats -= feats.mean(0)
@@ -96,18 +102,7 @@ def ccdb(x, y, s, seed, val, device=None, **_):
 def jtt(x, y, s, seed, val, device=None, **_):
     c = s["jtt"]
     ident = make_model(x.shape[1], s, seed + 2000)
-    fit(
-        ident,
-        x,
-        y,
-        loss="ce",
-        epochs=c["id_epochs"],
-        batch_size=s["train"]["batch_size"],
-        lr=s["train"]["lr"],
-        seed=seed + 2000,
-        desc=f"jtt identification seed {seed}",
-        device=device,
-    )
+    plain_fit(ident, x, y, s, "ce", c["id_epochs"], seed + 2000, f"jtt identification {seed}", device)
     errors = predict(ident, x).argmax(1) != y
     weights = np.where(errors, float(c["lambda_up"]), 1.0)
     model = _fit(

@@ -17,6 +17,24 @@ METHOD_COLOURS = {
 }
 
 
+def label(method: str) -> str:
+    return "random subspace" if method == "random" else method.upper()
+
+
+def errorbars(ax, x, values: np.ndarray, method: str) -> None:
+    """Mean and sd over seeds (rows of ``values``) of one method."""
+    ax.errorbar(
+        x,
+        values.mean(0),
+        yerr=values.std(0),
+        marker="o",
+        ms=3,
+        capsize=2,
+        color=METHOD_COLOURS[method],
+        label=label(method),
+    )
+
+
 def alignment(runs: dict, path: str) -> None:
     layers = runs["runs"][0]["alignment"]["layers"]
     fig, axes = plotting.subplots(1, len(layers), width=3.0, height=2.6, layout="constrained")
@@ -42,16 +60,7 @@ def cosines(runs: dict, budgets: list[int], path: str) -> None:
             values = np.array(
                 [[r["cosines"][f"{li}/{method}/{b}"]["activation"] for b in budgets] for r in runs["runs"]]
             )
-            ax.errorbar(
-                budgets,
-                values.mean(0),
-                yerr=values.std(0),
-                marker="o",
-                ms=3,
-                capsize=2,
-                color=METHOD_COLOURS[method],
-                label=method.upper() if method != "random" else "random subspace",
-            )
+            errorbars(ax, budgets, values, method)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("forward passes per sample")
         ax.set_ylabel("cosine with true gradient")
@@ -66,16 +75,7 @@ def learning(runs: dict, path: str) -> None:
     for method in runs["runs"][0]["learning"]:
         curves = np.array([r["learning"][method]["val_accuracy"] for r in runs["runs"]])
         passes = np.array(runs["runs"][0]["learning"][method]["forward_passes"])
-        ax.errorbar(
-            passes,
-            curves.mean(0),
-            yerr=curves.std(0),
-            marker="o",
-            ms=3,
-            capsize=2,
-            color=METHOD_COLOURS[method],
-            label=method.upper() if method != "random" else "random subspace",
-        )
+        errorbars(ax, passes, curves, method)
     ax.set_xscale("log")
     ax.set_xlabel("forward passes (all samples)")
     ax.set_ylabel("validation accuracy")

@@ -28,6 +28,24 @@ def make_mlp(n_in: int, section: dict, seed: int, hidden: list[int] | None = Non
     return MLP(n_in, hidden or section["model"]["hidden"], 10, activation=section["model"]["activation"])
 
 
+def backprop(net: MLP, data, s: dict, epochs: int, seed: int, desc: str, device) -> None:
+    """Backprop training with the pretraining settings (on ``device``), leaving the network on the CPU."""
+    p = s["pretrain"]
+    fit(
+        net,
+        data["train"].x,
+        data["train"].y,
+        loss="ce",
+        epochs=epochs,
+        batch_size=p["batch_size"],
+        lr=p["lr"],
+        seed=seed,
+        desc=desc,
+        device=device,
+    )
+    net.cpu()
+
+
 def activity(net: MLP, x: np.ndarray) -> list[np.ndarray]:
     with torch.no_grad():
         return [a.numpy() for a in net.activations(torch.as_tensor(x))]
@@ -176,19 +194,7 @@ def run_all(job) -> None:
     for seed in s["seeds"]:
         p = s["pretrain"]
         net = make_mlp(n_in, s, seed)
-        fit(
-            net,
-            data["train"].x,
-            data["train"].y,
-            loss="ce",
-            epochs=p["epochs"],
-            batch_size=p["batch_size"],
-            lr=p["lr"],
-            seed=seed,
-            desc=f"nmnc bp pretrain seed {seed}",
-            device=device,
-        )
-        net.cpu()
+        backprop(net, data, s, p["epochs"], seed, f"nmnc bp pretrain seed {seed}", device)
         run = {
             "seed": seed,
             "pretrained_test_accuracy": accuracy(predict(net, data["test"].x), data["test"].y),
@@ -199,19 +205,7 @@ def run_all(job) -> None:
         widths = {}
         for width in s["widths"]["widths"]:
             wide = make_mlp(n_in, s, seed, hidden=[width] * len(s["model"]["hidden"]))
-            fit(
-                wide,
-                data["train"].x,
-                data["train"].y,
-                loss="ce",
-                epochs=s["widths"]["epochs"],
-                batch_size=p["batch_size"],
-                lr=p["lr"],
-                seed=seed,
-                desc=f"nmnc width {width} seed {seed}",
-                device=device,
-            )
-            wide.cpu()
+            backprop(wide, data, s, s["widths"]["epochs"], seed, f"nmnc width {width} seed {seed}", device)
             acts = activity(wide, data["train"].x)
             widths[str(width)] = {
                 "participation_ratio": [nc.participation_ratio(a) for a in acts],
