@@ -24,6 +24,8 @@ def seed(k: int) -> dict:
         "test_accuracy": {"bp": 0.97, "vnc": 0.93, "nmnc": 0.95 + j, "random": 0.93},
         "pr_width_slope": 0.07 + j,
         "pr_by_width": [6.0, 6.6, 6.8, 7.1],
+        "rnn": {"rho_k": 0.60 + j, "rho_k_random": 0.12 + j},
+        "rnn_cosine_margin": 0.2 + j,
     }
 
 
@@ -66,3 +68,19 @@ def test_dimension_linear_in_width_fails():
     for k, run in enumerate(m["per_seed"]):
         run["pr_width_slope"] = 1.0 + 0.01 * k
     assert verdict(CLAIMS, "nmnc_dimension_sublinear_in_width", m) == "fails"
+
+
+@pytest.mark.counterfactual("nmnc", "nmnc_rnn_jacobian_in_manifold")
+def test_rnn_random_subspace_energy_fails():
+    m = metrics()
+    for run in m["per_seed"]:
+        run["rnn"]["rho_k"] = run["rnn"]["rho_k_random"]
+    assert verdict(CLAIMS, "nmnc_rnn_jacobian_in_manifold", m) == "fails"
+
+
+@pytest.mark.counterfactual("nmnc", "nmnc_rnn_cosine_beats_isotropic_and_random")
+def test_rnn_nmnc_no_better_than_vnc_fails():
+    m = metrics()
+    for k, run in enumerate(m["per_seed"]):
+        run["rnn_cosine_margin"] = 0.01 * (k - 1)
+    assert verdict(CLAIMS, "nmnc_rnn_cosine_beats_isotropic_and_random", m) == "fails"

@@ -11,6 +11,7 @@ from interrupt import Interrupted, interrupted_at
 
 from repro.papers.nmnc import gpu_probe, nc
 from repro.papers.nmnc.learning import NoiseCorrelationMLP
+from repro.papers.nmnc.rnn import RowRNN, as_rows
 from repro.smallnets import MLP
 from repro.training import train
 
@@ -87,3 +88,17 @@ def test_gpu_probe_builds_on_cpu_with_the_default_section():
     model, batch, loss = gpu_probe.build(section, torch.device("cpu"))
     loss(model, batch(2)).backward()
     assert model.net.hidden_layers[0].weight.grad is not None
+
+
+def test_rnn_continues_from_any_step_and_reads_rows():
+    torch.manual_seed(0)
+    model = RowRNN(3, 5)
+    x, y = torch.randn(4, 6, 3), torch.randint(0, 10, (4,))
+    states = model.run_from(None, x, 0)
+    full = torch.nn.functional.cross_entropy(model(x), y, reduction="none")
+    for t in (0, 2, 5):
+        torch.testing.assert_close(model.loss_after(t, x, y)(states[t]), full)
+    flat = np.arange(2 * 3 * 2 * 4, dtype=np.float32).reshape(2, -1)  # two images, (C=3, H=2, W=4)
+    rows = as_rows(flat, {"size": [2, 4], "channels": 3})
+    assert rows.shape == (2, 2, 12)
+    np.testing.assert_array_equal(rows[0, 1, :4], flat[0].reshape(3, 2, 4)[0, 1])

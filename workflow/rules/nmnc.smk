@@ -17,6 +17,7 @@ declare_paper(
             "learn",
             "widths",
             "unbiased",
+            "rnn",
         ],
     ),
     stage(

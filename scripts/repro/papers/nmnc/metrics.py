@@ -39,6 +39,10 @@ def summarise(runs: dict, s: dict) -> dict:
                 "test_accuracy": {m: v["test_accuracy"] for m, v in run["learning"].items()},
                 "pr_width_slope": slope(widths, pr_last),
                 "pr_by_width": pr_last,
+                "rnn": run["rnn"],
+                "rnn_cosine_margin": float(
+                    run["rnn"]["cosine"]["nmnc"] - max(run["rnn"]["cosine"]["vnc"], run["rnn"]["cosine"]["random"])
+                ),
             }
         )
     return {

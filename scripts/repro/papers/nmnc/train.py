@@ -17,6 +17,7 @@ from repro.learning_metrics import accuracy
 from repro.papers.nmnc import nc
 from repro.papers.nmnc.data import load
 from repro.papers.nmnc.learning import NoiseCorrelationMLP, forward_passes
+from repro.papers.nmnc.rnn import RowRNN, as_rows, measure
 from repro.smallnets import MLP, fit, predict
 from repro.training import epoch_rng, train
 
@@ -168,6 +169,30 @@ def learn(method: str, data, s: dict, seed: int, device=None) -> dict:
     }
 
 
+def recurrent(data, s: dict, seed: int, device) -> dict:
+    """Backprop-train the row-by-row RNN, then its manifold measurements (repro.papers.nmnc.rnn)."""
+    r, p = s["rnn"], s["pretrain"]
+    rows = {name: as_rows(split.x, s["source"]) for name, split in data.items()}
+    torch.manual_seed(seed)
+    model = RowRNN(rows["train"].shape[2], r["hidden"])
+    fit(
+        model,
+        rows["train"],
+        data["train"].y,
+        loss="ce",
+        epochs=r["epochs"],
+        batch_size=p["batch_size"],
+        lr=p["lr"],
+        seed=seed,
+        desc=f"nmnc rnn seed {seed}",
+        device=device,
+    )
+    model.cpu()
+    torch.manual_seed(seed)
+    out = measure(model, rows["train"], data["train"].y, s)
+    return out | {"test_accuracy": accuracy(predict(model, rows["test"]), data["test"].y)}
+
+
 def unbiased_check(s: dict, seed: int) -> float:
     """Cosine of the VNC estimate on a linear readout (squared error) with the true gradient."""
     u = s["unbiased"]
@@ -212,6 +237,7 @@ def run_all(job) -> None:
                 "twonn": [nc.twonn_dimension(a) for a in acts],
             }
         run["widths"] = widths
+        run["rnn"] = recurrent(data, s, seed, device)
         runs.append(run)
         log.info("seed %s done", seed)
     write_json(
