@@ -98,7 +98,12 @@ def _tensor(values: np.ndarray | torch.Tensor, dtype: torch.dtype | None = None)
 
 
 def _target(y: np.ndarray | torch.Tensor, loss: str | LossFn) -> torch.Tensor:
-    return _tensor(y, torch.long if loss == "ce" else torch.float32)
+    """Class labels as int64 for "ce"; float32 targets for "mse"/"l1"; a callable loss gets integer labels as
+    int64 and anything else as float32."""
+    if loss == "ce":
+        return _tensor(y, torch.long)
+    t = _tensor(y)
+    return t.long() if callable(loss) and not torch.is_floating_point(t) else t.float()
 
 
 @torch.no_grad()

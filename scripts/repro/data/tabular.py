@@ -46,7 +46,8 @@ class TabularSet:
     attributes: dict[str, np.ndarray]
 
 
-def _read(path: Path, columns: list[str]) -> pd.DataFrame:
+def read_table(path: Path, columns: list[str]) -> pd.DataFrame:
+    """A CSV table that must hold ``columns``; unreadable files and missing columns are named."""
     try:
         table = pd.read_csv(path, skipinitialspace=True)
     except (OSError, ValueError, pd.errors.ParserError) as err:
@@ -61,7 +62,7 @@ def read_adult(folder: str | Path, drop: tuple[str, ...] = ()) -> TabularSet:
     """UCI Adult: y = income > 50K; attributes ``sex`` (1 = Male) and ``race`` (index in sorted race names).
     ``drop`` removes columns (e.g. the group attributes) from the features; rows with a missing value go."""
     path = Path(folder) / ADULT_MEMBER
-    table = _read(path, [*ADULT_NUMERIC, *ADULT_CATEGORICAL, "class"])
+    table = read_table(path, [*ADULT_NUMERIC, *ADULT_CATEGORICAL, "class"])
     table = table.replace("?", np.nan).dropna(subset=[*ADULT_NUMERIC, *ADULT_CATEGORICAL, "class"])
     income = table["class"].astype(str).str.rstrip(".")
     if not set(income.unique()) <= {"<=50K", ">50K"}:
@@ -84,7 +85,7 @@ def read_adult(folder: str | Path, drop: tuple[str, ...] = ()) -> TabularSet:
 def read_california(folder: str | Path, north_of: float = 36.0) -> TabularSet:
     """California housing: y = median house value (100k USD); attribute ``north`` = latitude > ``north_of``."""
     path = Path(folder) / CALIFORNIA_MEMBER
-    table = _read(path, [*CALIFORNIA_FEATURES, "MedHouseVal"])
+    table = read_table(path, [*CALIFORNIA_FEATURES, "MedHouseVal"])
     if table[[*CALIFORNIA_FEATURES, "MedHouseVal"]].isna().any().any():
         raise InputError(path, "has missing values")
     return TabularSet(

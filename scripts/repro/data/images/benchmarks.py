@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from repro.data.tabular import read_table
 from repro.io import InputError
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".ppm")
@@ -68,17 +69,6 @@ def read_class_folders(root: str | os.PathLike, splits: tuple[str, ...] = ("trai
     return ImageIndex(root, np.array(paths), np.array(labels, dtype=np.int64), np.array(split), classes)
 
 
-def _read_table(path: Path, columns: list[str], sep: str = ",") -> pd.DataFrame:
-    try:
-        table = pd.read_csv(path, sep=sep)
-    except (OSError, ValueError, pd.errors.ParserError) as err:
-        raise InputError(path, f"cannot read the table ({err})") from err
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise InputError(path, f"lacks columns {missing} (has {list(table.columns)[:10]})")
-    return table
-
-
 def _split_names(codes: pd.Series, path: Path) -> np.ndarray:
     bad = sorted(set(codes.unique()) - set(SPLIT_CODES))
     if bad:
@@ -90,7 +80,7 @@ def read_waterbirds(root: str | os.PathLike) -> ImageIndex:
     """Waterbirds ``metadata.csv``: label y (waterbird), spurious ``place`` (water background), group = 2y + place."""
     root = Path(root)
     path = root / "metadata.csv"
-    table = _read_table(path, ["img_filename", "y", "split", "place"])
+    table = read_table(path, ["img_filename", "y", "split", "place"])
     for col in ("y", "place"):
         if not set(table[col].unique()) <= {0, 1}:
             raise InputError(path, f"column {col} must be 0/1")
@@ -110,8 +100,8 @@ def read_celeba(root: str | os.PathLike, target: str = "Blond_Hair", spurious: s
     (both from {-1, 1} to {0, 1}), group = 2 label + spurious; images under ``img_align_celeba/``."""
     root = Path(root)
     attr_path, part_path = root / "list_attr_celeba.csv", root / "list_eval_partition.csv"
-    attrs = _read_table(attr_path, ["image_id", target, spurious])
-    parts = _read_table(part_path, ["image_id", "partition"])
+    attrs = read_table(attr_path, ["image_id", target, spurious])
+    parts = read_table(part_path, ["image_id", "partition"])
     for col in (target, spurious):
         if not set(attrs[col].unique()) <= {-1, 1}:
             raise InputError(attr_path, f"attribute {col} must be -1/1")
