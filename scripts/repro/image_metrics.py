@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+
 def psnr(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
     """PSNR (dB) per image of uint8 (or 0..255 float) arrays shaped (N, H, W, C); identical images give inf."""
     diff = np.asarray(pred, dtype=np.float64) - np.asarray(true, dtype=np.float64)

@@ -1,6 +1,5 @@
 """CoD-Lite: real-time diffusion-based generative image compression (arXiv 2604.12525, ICML 2026)."""
 
-
 declare_paper(
     "cod-lite",
     stage(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from repro.fields_io import load_arrays
 from repro.io import read_json
@@ -27,13 +28,16 @@ def rate_distortion(metrics: dict, path: str) -> None:
     n = metrics["sampler_steps"]
     shown = ["mse", "onestep", f"teacher_{n}", f"gen_teacher_{n}"]
     fig, axes = subplots(1, 3, width=3.2)
-    for ax, metric, title in zip(axes[0], ("psnr", "ms_ssim", "swd"), ("PSNR (dB)", "MS-SSIM", "patch SWD (lower better)")):
+    for ax, metric, title in zip(
+        axes[0], ("psnr", "ms_ssim", "swd"), ("PSNR (dB)", "MS-SSIM", "patch SWD (lower better)")
+    ):
         jpeg = metrics["jpeg"]
         ax.plot([r["bpp_scan"] for r in jpeg], [r[metric] for r in jpeg], "k.-", label="JPEG (scan bits)")
         ax.plot([r["bpp_file"] for r in jpeg], [r[metric] for r in jpeg], "k.:", alpha=0.5, label="JPEG (file bits)")
         for name in shown:
             ax.plot(metrics["bpp"], mean_over_seeds(metrics, name, metric), "o", label=label(name))
         ax.set(xscale="log", xlabel="bits per pixel", title=title)
+        ax.xaxis.set_minor_formatter(NullFormatter())
     axes[0][0].legend(fontsize=6)
     save(fig, path)
 

@@ -20,7 +20,9 @@ def build(section: dict, device):
 
     def make_batch(size: int):
         x = torch.rand(size, 3, side, side, device=device) * 2 - 1
-        q = torch.randint(-cfg["levels"], cfg["levels"] + 1, (size, cfg["latent"], side // cfg["ds"], side // cfg["ds"]))
+        q = torch.randint(
+            -cfg["levels"], cfg["levels"] + 1, (size, cfg["latent"], side // cfg["ds"], side // cfg["ds"])
+        )
         return x, q.float().to(device)
 
     return net, make_batch, diffusion_loss(1.0)

@@ -47,7 +47,9 @@ class EntropyModel(nn.Module):
     def __init__(self, channels: int, levels: int):
         super().__init__()
         self.levels = levels
-        self.logits = nn.Parameter(-0.5 * torch.arange(-levels, levels + 1, dtype=torch.float32).abs().repeat(channels, 1))
+        self.logits = nn.Parameter(
+            -0.5 * torch.arange(-levels, levels + 1, dtype=torch.float32).abs().repeat(channels, 1)
+        )
 
     def pmf(self) -> torch.Tensor:
         """(channels, 2 * levels + 1) probabilities."""
