@@ -1,6 +1,5 @@
 """Focusing: view-consistent sparse-voxel training of 3D VAEs with depth carving (ICML 2026; reconstructed)."""
 
-
 declare_paper(
     "focusing",
     stage(

@@ -54,7 +54,9 @@ def modes_for(points, depth, cams, K, cfg: dict, fine_per_cell: int) -> tuple[di
 
     def carve(lo, size, n):
         cell = size / n
-        return carving.carve(depth, cams, K, lo, size, n, band=cfg["band_cells"] * cell, margin=cfg["margin_cells"] * cell)
+        return carving.carve(
+            depth, cams, K, lo, size, n, band=cfg["band_cells"] * cell, margin=cfg["margin_cells"] * cell
+        )
 
     zoom_lo, zoom_size = carving.zoom_box(points, cfg["zoom_pad"])
     candidates = {n: carve(zoom_lo, zoom_size, n) for n in cfg["zoom_cells"]}
@@ -79,7 +81,9 @@ def modes_for(points, depth, cams, K, cfg: dict, fine_per_cell: int) -> tuple[di
             "surface_cells": int(surface.sum()),
             "surface_kept": float(np.sum(surface & active) / max(int(surface.sum()), 1)),
         }
-    stats["focusing"]["in_target"] = bool(cfg["target_active"][0] <= stats["focusing"]["active"] <= cfg["target_active"][1])
+    stats["focusing"]["in_target"] = bool(
+        cfg["target_active"][0] <= stats["focusing"]["active"] <= cfg["target_active"][1]
+    )
     return out, stats
 
 
@@ -110,7 +114,16 @@ def main(job) -> None:
                 arrays |= {f"{name}/{mode}/{k}": v for k, v in values.items()}
             names.append(name)
             splits.append(split)
-            rows.append({"name": name, "split": split, "file": str(path.name), "sha256": sha256(path), "faces": int(len(faces)), "modes": stats})
+            rows.append(
+                {
+                    "name": name,
+                    "split": split,
+                    "file": str(path.name),
+                    "sha256": sha256(path),
+                    "faces": int(len(faces)),
+                    "modes": stats,
+                }
+            )
             progress.update()
     arrays["names"], arrays["split"] = np.array(names), np.array(splits)
     save_arrays(job.output.shapes, arrays)

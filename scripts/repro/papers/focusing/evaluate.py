@@ -55,9 +55,7 @@ def main(job) -> None:
             } | bench
         per_mode[mode] = {"seeds": seeds}
     stats = {r["name"]: r["modes"] for r in manifest["shapes"]}
-    checks = {
-        mode: float(np.max(runs[f"check/{mode}/removed_minus_zeroed"])) for mode in MODES if mode != "dense"
-    }
+    checks = {mode: float(np.max(runs[f"check/{mode}/removed_minus_zeroed"])) for mode in MODES if mode != "dense"}
     metrics = {
         "modes": per_mode,
         "shapes": stats,

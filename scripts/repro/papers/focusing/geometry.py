@@ -62,7 +62,9 @@ def sphere_cameras(views: int, radius: float) -> np.ndarray:
     z = 1 - 2 * i / views
     phi = np.pi * (1 + 5**0.5) * i
     r = np.sqrt(1 - z**2)
-    return np.stack([look_at(radius * np.array([r[k] * np.cos(phi[k]), r[k] * np.sin(phi[k]), z[k]])) for k in range(views)])
+    return np.stack(
+        [look_at(radius * np.array([r[k] * np.cos(phi[k]), r[k] * np.sin(phi[k]), z[k]])) for k in range(views)]
+    )
 
 
 def intrinsics(size: int, fov_deg: float) -> np.ndarray:
