@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+MODES = ("dense", "carved", "focusing")  # the VAE without carving (baseline), carved, carved + zoomed
 PROBES = np.stack(np.meshgrid(*[np.array([0.0, 0.5, 1.0])] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
 
 

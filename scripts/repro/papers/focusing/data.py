@@ -26,8 +26,6 @@ from repro.io import InputError, sha256, write_json
 from repro.papers.focusing import carving, geometry
 from repro.progress import Progress
 
-MODES = ("dense", "carved", "focusing")
-
 
 def mesh_files(job, cfg: dict) -> dict[str, list[Path]]:
     if cfg["source"] == "folder":

@@ -14,10 +14,9 @@ from scipy.spatial import cKDTree
 from repro.claims import evaluate_claims, write_claims
 from repro.fields_io import load_arrays
 from repro.io import InputError, read_json, write_json
+from repro.papers.focusing.carving import MODES
 from repro.papers.focusing.claims import CLAIMS
 from repro.registry import load_reported
-
-MODES = ("dense", "carved", "focusing")
 
 
 def chamfer_fscore(pred: np.ndarray, true: np.ndarray, tau: float) -> tuple[float, float]:

@@ -6,9 +6,9 @@ import numpy as np
 
 from repro.fields_io import load_arrays
 from repro.io import read_json
+from repro.papers.focusing.carving import MODES
 from repro.plotting import save, subplots
 
-MODES = ("dense", "carved", "focusing")
 LABELS = {"dense": "no carving", "carved": "carving", "focusing": "carving + zoom"}
 
 

@@ -26,10 +26,9 @@ from torch.nn import functional as F
 from repro.device import pick_device
 from repro.fields_io import load_arrays, save_arrays
 from repro.io import InputError, write_json
+from repro.papers.focusing.carving import MODES
 from repro.papers.focusing.model import VoxelVAE, depth_normals, render
 from repro.training import epoch_rng, fingerprint_of, train
-
-MODES = ("dense", "carved", "focusing")
 
 
 class Shape:
@@ -147,7 +146,7 @@ def sparse_equals_zeroed(shape: Shape, seed: int) -> float:
     whose inactive cells are zero (they must agree: inactive voxels are empty either way)."""
     gen = torch.Generator().manual_seed(seed)
     res = shape.voxels.shape[0]
-    n, f = shape.active.shape[0], res // shape.active.shape[0]
+    f = res // shape.active.shape[0]
     sigma = torch.rand(res, res, res, generator=gen) * 10
     keep = shape.active.cpu().repeat_interleave(f, 0).repeat_interleave(f, 1).repeat_interleave(f, 2)
     sigma = (sigma * keep).to(shape.lo.device)
