@@ -173,12 +173,15 @@ def bitstream_checks(codec: MSECodec, q_test: torch.Tensor) -> dict[str, np.ndar
     return {"bits": np.array(bits), "ideal_bits": np.array(ideal), "mismatches": np.array(mismatches)}
 
 
-def best_time(fn, repeats: int) -> float:
-    best = float("inf")
+def best_times(fns: dict, repeats: int) -> dict[str, float]:
+    """Fastest of ``repeats`` wall times of each function, the functions timed in turn within each repeat so
+    that a change in machine load affects all of them alike."""
+    best = dict.fromkeys(fns, float("inf"))
     for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
     return best
 
 
@@ -192,18 +195,15 @@ def timings(nets: dict, test_x: torch.Tensor, steps: int, repeats: int) -> dict[
     q = codec.latent(test_x)
     words = [coding.encode(v, pmf) for v in q.numpy().astype(np.int64)]
     noise = torch.randn(test_x.shape, generator=torch.Generator().manual_seed(0))
-    n = len(test_x)
-    return {
-        "encode": best_time(
-            lambda: [coding.encode(v, pmf) for v in codec.latent(test_x).numpy().astype(np.int64)], repeats
-        )
-        / n,
-        "entropy_decode": best_time(lambda: [coding.decode(w, pmf, tuple(q.shape[1:])) for w in words], repeats) / n,
-        "synth_mse": best_time(lambda: codec.decoder(q), repeats) / n,
-        "synth_onestep": best_time(lambda: model.sample(student, q, noise, 1), repeats) / n,
-        f"synth_teacher_{steps}": best_time(lambda: model.sample(teacher, q, noise, steps), repeats) / n,
-        "pixels_per_image": int(test_x.shape[2] * test_x.shape[3]),
+    fns = {
+        "encode": lambda: [coding.encode(v, pmf) for v in codec.latent(test_x).numpy().astype(np.int64)],
+        "entropy_decode": lambda: [coding.decode(w, pmf, tuple(q.shape[1:])) for w in words],
+        "synth_mse": lambda: codec.decoder(q),
+        "synth_onestep": lambda: model.sample(student, q, noise, 1),
+        f"synth_teacher_{steps}": lambda: model.sample(teacher, q, noise, steps),
     }
+    out: dict[str, float] = {k: v / len(test_x) for k, v in best_times(fns, repeats).items()}
+    return out | {"pixels_per_image": int(test_x.shape[2] * test_x.shape[3])}
 
 
 def load_images(path: str) -> tuple[np.ndarray, np.ndarray]:
