@@ -46,6 +46,13 @@ class Encoder:
         chosen = [t for j in kept[i] for t in (*self.steps[i][j], ";")]
         return self.ids(latent + chosen)
 
+    def max_len(self, codes: dict[str, np.ndarray], k_max: int = 2) -> int:
+        """Longest sequence any method can need (full CoT, or latents plus ``k_max`` steps): one position table."""
+        n_latent = max((c.shape[1] for c in codes.values()), default=0)
+        step = max(len(s) + 1 for steps in self.steps for s in steps)
+        full = max(len(self.prefix(i)) + sum(len(s) + 1 for s in self.steps[i]) for i in range(len(self.steps)))
+        return max(full, max(len(self.prefix(i)) for i in range(len(self.steps))) + n_latent + k_max * step) + 3
+
     def reasoning_lengths(self, method: str, codes: dict, kept: list[list[int]] | None) -> np.ndarray:
         return np.array([len(self.reasoning(i, method, codes, kept)) for i in range(len(self.answers))])
 

@@ -2,8 +2,8 @@
 
 Order matters (the brief's pipeline): the image VQ-VAE and the text autoencoder are trained first and give
 each problem its latent codes; the full-CoT LM is trained next, because L-ImgCoT keeps the k textual steps
-with the lowest mean token log-likelihood under it; then the latent-CoT LMs. Every LM has the same size and
-schedule. Output ``predictions.parquet`` (one row per test problem x method: predicted and true answer,
+with the lowest mean token log-likelihood under it; then every other method (no CoT included) is fine-tuned
+from the full-CoT model with the same schedule, the small-scale stand-in for fine-tuning one pretrained LLM. Output ``predictions.parquet`` (one row per test problem x method: predicted and true answer,
 reasoning tokens in the target and in the decoded output, decode seconds) and ``tokenizers.json``
 (reconstruction error, codebook perplexity).
 """
@@ -25,7 +25,8 @@ from repro.papers.imgcot.problems import vocabulary
 from repro.papers.imgcot.sequences import Encoder, select_steps
 from repro.training import epoch_rng, fingerprint_of, seed_everything, train
 
-METHODS = ("no_cot", "full_cot", "text_ae", "imgcot", "l_imgcot_k1", "l_imgcot_random_k1")
+# full_cot first: the others start from it, and L-ImgCoT's step scores come from it
+METHODS = ("full_cot", "no_cot", "text_ae", "imgcot", "l_imgcot_k1", "l_imgcot_random_k1")
 
 
 def load(problems: str, images: str) -> tuple[pd.DataFrame, np.ndarray]:
@@ -115,18 +116,24 @@ def main(job) -> None:
         "n_latent": lat["n_latent"],
     }
 
-    # 2. LMs: full CoT first (it scores the steps L-ImgCoT keeps), then the rest
+    # 2. LMs: the full-CoT model first (it scores the steps L-ImgCoT keeps); every other method is fine-tuned
+    # from it with the same schedule, as the paper fine-tunes one pretrained LLM per method.
     rows, models = [], {}
     kept: dict[str, list[list[int]]] = {}
+    data = {}
     for method in METHODS:
         if method.startswith("l_imgcot"):
             k = int(method.rsplit("k", 1)[1])
             rule = "random" if "random" in method else "lowest_loglik"
             kept[method] = select_steps(models["full_cot"], enc, k, rule, seed)
-        sequences = enc.sequences(method, codes, kept.get(method))
-        ids, weight = sequences
-        model = TinyLM(len(vocab), lm_cfg["d_model"], lm_cfg["layers"], lm_cfg["heads"], ids.shape[1])
-        fit(model, lm_loss, batches_of(len(train_rows), lm_cfg["batch"], lm_cfg["batches_per_epoch"], seed, lambda r: (ids[train_rows[r]], weight[train_rows[r]])), lm_cfg, method, job, device)
+        data[method] = enc.sequences(method, codes, kept.get(method))
+        ids, weight = data[method]
+        model = TinyLM(len(vocab), lm_cfg["d_model"], lm_cfg["layers"], lm_cfg["heads"], enc.max_len(codes))
+        schedule = lm_cfg
+        if method != "full_cot":
+            model.load_state_dict(models["full_cot"].state_dict())
+            schedule = lm_cfg | {"epochs": lm_cfg["finetune_epochs"]}
+        fit(model, lm_loss, batches_of(len(train_rows), lm_cfg["batch"], lm_cfg["batches_per_epoch"], seed, lambda r: (ids[train_rows[r]], weight[train_rows[r]])), schedule, method, job, device)
         models[method] = model.cpu().eval()
         start = time.perf_counter()
         decoded = enc.decode(models[method], method)

@@ -1,0 +1,66 @@
+"""ImgCoT: compressing long chain of thought into compact visual tokens (ICML 2026)."""
+
+IMGCOT_DATA = {
+    "problems": "results/imgcot/data/problems.parquet",
+    "images": "results/imgcot/data/cot_images.zarr",
+}
+
+declare_paper(
+    "imgcot",
+    stage(
+        "data",
+        output={
+            "problems": IMGCOT_DATA["problems"],
+            "images": directory(IMGCOT_DATA["images"]),
+            "manifest": "results/imgcot/data/manifest.json",
+        },
+        settings=[
+            "data_seed",
+            "templates",
+            "min_steps",
+            "max_steps",
+            "earlier_operand_share",
+            "heldout_share",
+            "modulus",
+            "n_train",
+            "n_test",
+            "n_heldout",
+            "image",
+        ],
+    ),
+    stage(
+        "train",
+        input=IMGCOT_DATA,
+        output={
+            "predictions": "results/imgcot/predictions.parquet",
+            "tokenizers": "results/imgcot/tokenizers.json",
+        },
+        env="torch",
+        seed=True,
+        settings=["latent", "tokenizer", "lm"],
+        params={"checkpoints": "results/imgcot/checkpoints"},
+    ),
+    stage(
+        "evaluate",
+        input={
+            "predictions": "results/imgcot/predictions.parquet",
+            "tokenizers": "results/imgcot/tokenizers.json",
+            "problems": IMGCOT_DATA["problems"],
+        },
+        output={
+            "metrics": "results/imgcot/metrics.json",
+            "claims": "results/imgcot/claims.json",
+        },
+        settings=["long_min_steps"],
+        reported=True,
+    ),
+    figures(
+        ["accuracy_tokens", "rendered"],
+        input={
+            "metrics": "results/imgcot/metrics.json",
+            "problems": IMGCOT_DATA["problems"],
+            "images": IMGCOT_DATA["images"],
+        },
+    ),
+    manifests=["results/imgcot/data/manifest.json"],
+)
