@@ -9,7 +9,14 @@ from repro.claims import verdict
 from repro.papers.imgcot.claims import CLAIMS
 
 METHODS = ("full_cot", "no_cot", "text_ae", "imgcot", "l_imgcot_k1", "l_imgcot_random_k1")
-ACCURACY = {"full_cot": 0.9, "no_cot": 0.3, "text_ae": 0.4, "imgcot": 0.6, "l_imgcot_k1": 0.8, "l_imgcot_random_k1": 0.6}
+ACCURACY = {
+    "full_cot": 0.9,
+    "no_cot": 0.3,
+    "text_ae": 0.4,
+    "imgcot": 0.6,
+    "l_imgcot_k1": 0.8,
+    "l_imgcot_random_k1": 0.6,
+}
 
 
 def correct(share: float, n: int = 100) -> list[float]:

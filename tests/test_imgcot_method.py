@@ -18,8 +18,17 @@ from repro.papers.imgcot.render import font, layout, render
 from repro.papers.imgcot.sequences import Encoder, select_steps, step_loglik
 
 SMALL = {
-    "data_seed": 0, "templates": 8, "min_steps": 3, "max_steps": 5, "earlier_operand_share": 0.3, "heldout_share": 0.25,
-    "modulus": 5, "n_train": 40, "n_test": 12, "n_heldout": 12, "image": {"height": 64, "width": 256, "max_font": 24},
+    "data_seed": 0,
+    "templates": 8,
+    "min_steps": 3,
+    "max_steps": 5,
+    "earlier_operand_share": 0.3,
+    "heldout_share": 0.25,
+    "modulus": 5,
+    "n_train": 40,
+    "n_test": 12,
+    "n_heldout": 12,
+    "image": {"height": 64, "width": 256, "max_font": 24},
 }
 
 

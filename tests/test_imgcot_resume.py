@@ -15,7 +15,16 @@ from repro.papers.imgcot import data, train
 SETTINGS = {
     "latent": {"n_latent": 2, "codebook": 8, "dim": 4},
     "tokenizer": {"epochs": 3, "batches_per_epoch": 2, "batch": 8, "lr": 0.01, "hidden": 8},
-    "lm": {"d_model": 16, "layers": 1, "heads": 2, "epochs": 2, "finetune_epochs": 2, "batches_per_epoch": 2, "batch": 8, "lr": 0.01},
+    "lm": {
+        "d_model": 16,
+        "layers": 1,
+        "heads": 2,
+        "epochs": 2,
+        "finetune_epochs": 2,
+        "batches_per_epoch": 2,
+        "batch": 8,
+        "lr": 0.01,
+    },
 }
 
 

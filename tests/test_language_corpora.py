@@ -9,7 +9,7 @@ import pytest
 from repro.data.language.corpora import GSM_DIR, GSM_FILES, GSM_UTILS, gsm_problems, shakespeare_text
 from repro.io import InputError
 
-GENERATOR = '''
+GENERATOR = """
 from random import Random
 from reasoning_gym.utils import format_number, is_integer
 
@@ -19,15 +19,19 @@ def generate_{i}(rng: Random, difficulty: float = 1.0):
     cot = f"Tom has {{a}} bags of {{b}} apples: {{a}} * {{b}} = {{a * b}} apples\\nHe eats one: {{a * b}} - 1 = {{a * b - 1}}\\n#### {{a * b - 1}}"
     return {{"question": f"{{a}} bags of {{b}}, eat one?", "answer": format_number(a * b - 1),
             "metadata": {{"answer_cot": cot}}}}
-'''
+"""
 
 
 def write_layout(root: Path, line: str = "from reasoning_gym.utils import format_number, is_integer") -> Path:
     folder = root / GSM_DIR
     folder.mkdir(parents=True)
-    (root / GSM_UTILS).write_text("def format_number(x):\n    return str(int(x))\n\ndef is_integer(x):\n    return True\n")
+    (root / GSM_UTILS).write_text(
+        "def format_number(x):\n    return str(int(x))\n\ndef is_integer(x):\n    return True\n"
+    )
     for name, i in zip(GSM_FILES, (0, 50)):
-        (folder / name).write_text(GENERATOR.format(i=i).replace("from reasoning_gym.utils import format_number, is_integer", line))
+        (folder / name).write_text(
+            GENERATOR.format(i=i).replace("from reasoning_gym.utils import format_number, is_integer", line)
+        )
     (folder / "gsm_symbolic.py").write_text("tasks_ok = [0, 50]\ntasks_need_fix = []\n")
     return root
 

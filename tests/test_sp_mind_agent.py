@@ -33,7 +33,9 @@ def data(tmp_path_factory) -> skills.Data:
     folder = tmp_path_factory.mktemp("cycif")
     rng = np.random.default_rng(0)
     n = 400
-    cells = pd.DataFrame({"sample": "s", "cell_id": np.arange(n), "x": rng.uniform(0, 600, n), "y": rng.uniform(0, 600, n)})
+    cells = pd.DataFrame(
+        {"sample": "s", "cell_id": np.arange(n), "x": rng.uniform(0, 600, n), "y": rng.uniform(0, 600, n)}
+    )
     for m in MARKERS:
         cells[m] = np.exp(rng.normal(7.0, 0.8, n))
     cells["Area"] = rng.uniform(50, 500, n)
@@ -90,15 +92,24 @@ def test_reference_solver_passes_and_planners_read_arguments(data):
     assert len(specs) >= 30 and len({s["category"] for s in specs}) >= 8
     assert all(grade(s, s["expected"]) for s in specs)
     assert extract_arguments("neighbours within 50 pixels of SMA+ cells are Immune cells in ROI2") == {
-        "phenotype": "SMA+", "source": "SMA+", "target": "Immune", "roi": "ROI2", "radius": 50.0
+        "phenotype": "SMA+",
+        "source": "SMA+",
+        "target": "Immune",
+        "roi": "ROI2",
+        "radius": 50.0,
     }
-    assert RetrievalPlanner(docs=True).rank("median distance from Treg cells to the nearest ECAD+ cell", "sp000")[0] == "nearest_distance"
+    assert (
+        RetrievalPlanner(docs=True).rank("median distance from Treg cells to the nearest ECAD+ cell", "sp000")[0]
+        == "nearest_distance"
+    )
 
 
 def test_graders_use_tolerance_and_exact_labels():
     spec = {"grader": "numeric", "tolerance": 0.01, "expected": 2.0}
     assert grade(spec, 2.01) and not grade(spec, 2.1) and not grade(spec, float("nan")) and not grade(spec, None)
-    assert grade({"grader": "label", "expected": "SMA"}, "SMA") and not grade({"grader": "label", "expected": "SMA"}, "ECAD")
+    assert grade({"grader": "label", "expected": "SMA"}, "SMA") and not grade(
+        {"grader": "label", "expected": "SMA"}, "ECAD"
+    )
 
 
 def test_readers_name_bad_inputs(tmp_path):

@@ -30,7 +30,11 @@ def metrics(**overrides) -> dict:
 
 
 def test_claims_pass_on_a_run_where_the_agent_wins():
-    for claim in ("sp_mind_verify_revise_beats_no_verification", "sp_mind_planner_beats_random_tools", "sp_mind_skills_docs_help"):
+    for claim in (
+        "sp_mind_verify_revise_beats_no_verification",
+        "sp_mind_planner_beats_random_tools",
+        "sp_mind_skills_docs_help",
+    ):
         assert verdict(CLAIMS, claim, metrics()) == "pass"
 
 

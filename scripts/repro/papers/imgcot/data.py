@@ -29,7 +29,11 @@ def generate(cfg: dict) -> tuple[pd.DataFrame, np.ndarray]:
     held = set(rng.choice(len(templates), int(round(cfg["heldout_share"] * len(templates))), replace=False).tolist())
     seen = [t for t in templates if t.id not in held]
     rows, images = [], []
-    plan = [("train", seen, cfg["n_train"]), ("test", seen, cfg["n_test"]), ("heldout", [templates[i] for i in sorted(held)], cfg["n_heldout"])]
+    plan = [
+        ("train", seen, cfg["n_train"]),
+        ("test", seen, cfg["n_test"]),
+        ("heldout", [templates[i] for i in sorted(held)], cfg["n_heldout"]),
+    ]
     h, w = cfg["image"]["height"], cfg["image"]["width"]
     for split, pool, count in plan:
         for _ in range(count):

@@ -25,7 +25,14 @@ def read_predictions(path: str) -> pd.DataFrame:
 
 
 def metrics_of(pred: pd.DataFrame, problems: pd.DataFrame, tokenizers: dict, min_steps: int) -> dict:
-    out: dict = {"accuracy": {}, "correct": {}, "tokens": {}, "generated_tokens": {}, "latency_s": {}, "target_tokens": {}}
+    out: dict = {
+        "accuracy": {},
+        "correct": {},
+        "tokens": {},
+        "generated_tokens": {},
+        "latency_s": {},
+        "target_tokens": {},
+    }
     for method, g in pred.groupby("method", sort=False):
         g = g.sort_values("row")
         out["accuracy"][method] = {s: float(h["correct"].mean()) for s, h in g.groupby("split")}
@@ -53,5 +60,7 @@ def main(job) -> None:
     metrics["n_latent"] = int(np.asarray(metrics["tokenizers"]["n_latent"]))
     write_json(job.output.metrics, metrics)
     write_claims(
-        job.output.claims, "imgcot", evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))
+        job.output.claims,
+        "imgcot",
+        evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported)),
     )

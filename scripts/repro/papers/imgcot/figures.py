@@ -22,12 +22,17 @@ def accuracy_figure(metrics: dict, path: str) -> None:
 
 
 def rendered_figure(problems: pd.DataFrame, images: np.ndarray, path: str, count: int = 4) -> None:
-    picks = [int(problems.index[problems["cot_steps"].map(len) == n][0]) for n in sorted(problems["cot_steps"].map(len).unique())]
+    picks = [
+        int(problems.index[problems["cot_steps"].map(len) == n][0])
+        for n in sorted(problems["cot_steps"].map(len).unique())
+    ]
     picks = picks[:count]
     fig, axes = subplots(len(picks), 1, width=5.0, height=1.4)
     for ax, i in zip(axes[:, 0], picks):
         ax.imshow(images[i], cmap="gray", vmin=0, vmax=255)
-        ax.set(title=f"{len(problems['cot_steps'][i])} steps, font size {problems['font_size'][i]}", xticks=[], yticks=[])
+        ax.set(
+            title=f"{len(problems['cot_steps'][i])} steps, font size {problems['font_size'][i]}", xticks=[], yticks=[]
+        )
     save(fig, path)
 
 

@@ -75,7 +75,9 @@ def fit(model, loss, batches, cfg: dict, name: str, job, device, extra=()) -> No
 def codes_of(model, inputs: torch.Tensor, chunk: int = 512) -> np.ndarray:
     model.eval()
     with torch.no_grad():
-        return np.concatenate([model.encode(inputs[i : i + chunk])[1].cpu().numpy() for i in range(0, len(inputs), chunk)])
+        return np.concatenate(
+            [model.encode(inputs[i : i + chunk])[1].cpu().numpy() for i in range(0, len(inputs), chunk)]
+        )
 
 
 def perplexity(codes: np.ndarray, codebook: int) -> float:
@@ -99,10 +101,38 @@ def main(job) -> None:
     # 1. tokenizers: the same number of codes from the same codebook size
     image_t = torch.from_numpy(images)
     vq = ImageVQ(lat["n_latent"], lat["codebook"], lat["dim"], *images.shape[1:])
-    fit(vq, image_loss, batches_of(len(train_rows), cfg["tokenizer"]["batch"], cfg["tokenizer"]["batches_per_epoch"], seed, lambda r: image_t[train_rows[r]]), cfg["tokenizer"], "tokenizer_image", job, device)
+    fit(
+        vq,
+        image_loss,
+        batches_of(
+            len(train_rows),
+            cfg["tokenizer"]["batch"],
+            cfg["tokenizer"]["batches_per_epoch"],
+            seed,
+            lambda r: image_t[train_rows[r]],
+        ),
+        cfg["tokenizer"],
+        "tokenizer_image",
+        job,
+        device,
+    )
     cot_ids, cot_mask = enc.cot_tensors()
     tae = TextAE(len(vocab), lat["n_latent"], lat["codebook"], lat["dim"], cfg["tokenizer"]["hidden"])
-    fit(tae, text_loss, batches_of(len(train_rows), cfg["tokenizer"]["batch"], cfg["tokenizer"]["batches_per_epoch"], seed, lambda r: (cot_ids[train_rows[r]], cot_mask[train_rows[r]])), cfg["tokenizer"], "tokenizer_text", job, device)
+    fit(
+        tae,
+        text_loss,
+        batches_of(
+            len(train_rows),
+            cfg["tokenizer"]["batch"],
+            cfg["tokenizer"]["batches_per_epoch"],
+            seed,
+            lambda r: (cot_ids[train_rows[r]], cot_mask[train_rows[r]]),
+        ),
+        cfg["tokenizer"],
+        "tokenizer_text",
+        job,
+        device,
+    )
     vq, tae = vq.cpu(), tae.cpu()
     codes = {"imgcot": codes_of(vq, image_t), "text_ae": codes_of(tae, cot_ids)}
     with torch.no_grad():
@@ -133,7 +163,21 @@ def main(job) -> None:
         if method != "full_cot":
             model.load_state_dict(models["full_cot"].state_dict())
             schedule = lm_cfg | {"epochs": lm_cfg["finetune_epochs"]}
-        fit(model, lm_loss, batches_of(len(train_rows), lm_cfg["batch"], lm_cfg["batches_per_epoch"], seed, lambda r: (ids[train_rows[r]], weight[train_rows[r]])), schedule, method, job, device)
+        fit(
+            model,
+            lm_loss,
+            batches_of(
+                len(train_rows),
+                lm_cfg["batch"],
+                lm_cfg["batches_per_epoch"],
+                seed,
+                lambda r: (ids[train_rows[r]], weight[train_rows[r]]),
+            ),
+            schedule,
+            method,
+            job,
+            device,
+        )
         models[method] = model.cpu().eval()
         start = time.perf_counter()
         decoded = enc.decode(models[method], method)

@@ -87,5 +87,7 @@ def read_workflow(path: str | Path) -> pd.DataFrame:
             if isinstance(rule, str) and rule.strip():
                 if rule.strip() not in RULES:
                     raise InputError(path, f"unknown rule {rule!r} for {r[phenotype]!r} / {marker}")
-                rows.append({"parent": str(r[parent]), "phenotype": str(r[phenotype]), "marker": marker, "rule": rule.strip()})
+                rows.append(
+                    {"parent": str(r[parent]), "phenotype": str(r[phenotype]), "marker": marker, "rule": rule.strip()}
+                )
     return pd.DataFrame(rows)

@@ -28,7 +28,9 @@ def main(job) -> None:
     if cfg["bench"].get("tasks_file"):
         specs = read_tasks(cfg["bench"]["tasks_file"])
     else:
-        specs = reference_answers(Data(cells, gates, workflow), task_specs(cfg["bench"]["seed"], cfg["bench"]["permutations"]))
+        specs = reference_answers(
+            Data(cells, gates, workflow), task_specs(cfg["bench"]["seed"], cfg["bench"]["permutations"])
+        )
     for frame, out in ((cells, job.output.cells), (gates, job.output.gates), (workflow, job.output.workflow)):
         with atomic_path(out) as tmp:
             frame.to_parquet(tmp, index=False)
@@ -38,7 +40,9 @@ def main(job) -> None:
         job.output.manifest,
         source="scimap==2.3.6 wheel: MCMICRO CyCIF exemplar-001 (scimapExampleData.h5ad, manual gates, workflow)",
         producer="repro.papers.sp_mind.data",
-        files=[file_record(p, folder) for p in (job.output.cells, job.output.gates, job.output.workflow, job.output.tasks)],
+        files=[
+            file_record(p, folder) for p in (job.output.cells, job.output.gates, job.output.workflow, job.output.tasks)
+        ],
         licence="scimap MIT; MCMICRO exemplar data (Harvard LSP)",
         settings=cfg["bench"],
         details={"cells": len(cells), "markers": len(gates), "tasks": len(specs), "gate_scale": "log1p"},

@@ -66,8 +66,18 @@ def run_all(data: Data, specs: list[dict], cfg: dict, replies: dict) -> list[dic
     for spec in specs:
         ref = spec["reference"]
         answer = SKILLS[ref["skill"]].run(data, **ref["params"])
-        rows.append({"planner": "reference", "verify": False, "task": spec["id"], "category": spec["category"],
-                     "success": grade(spec, answer), "calls": 1, "revisions": 0, "answer": str(answer)})
+        rows.append(
+            {
+                "planner": "reference",
+                "verify": False,
+                "task": spec["id"],
+                "category": spec["category"],
+                "success": grade(spec, answer),
+                "calls": 1,
+                "revisions": 0,
+                "answer": str(answer),
+            }
+        )
     return rows
 
 
@@ -96,7 +106,9 @@ def metrics_of(runs: pd.DataFrame, specs: list[dict], data: Data) -> dict:
         "cost": cost,
         "grader_rerun_agreement": float(np.mean(np.array(regraded) == np.array(first))),
         "phenotype_counts": {"numpy": numpy_counts, "pandas": pandas_counts},
-        "phenotype_paths_mismatch": int(sum(abs(numpy_counts.get(k, 0) - pandas_counts.get(k, 0)) for k in set(numpy_counts) | set(pandas_counts))),
+        "phenotype_paths_mismatch": int(
+            sum(abs(numpy_counts.get(k, 0) - pandas_counts.get(k, 0)) for k in set(numpy_counts) | set(pandas_counts))
+        ),
         "agreement_with_scimap_phenotypes": float(np.mean(data.labels("log1p") == ref_col)),
     }
 
@@ -114,5 +126,7 @@ def main(job) -> None:
     write_json(job.output.runs, runs.to_dict(orient="records"))
     write_json(job.output.metrics, metrics)
     write_claims(
-        job.output.claims, "sp-mind", evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))
+        job.output.claims,
+        "sp-mind",
+        evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported)),
     )

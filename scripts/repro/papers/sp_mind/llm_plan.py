@@ -27,4 +27,6 @@ def main(job) -> None:
     if cfg.get("tasks"):
         specs = specs[:: max(1, len(specs) // cfg["tasks"])][: cfg["tasks"]]
     lm = smollm2(job.input.package)
-    write_json(job.output.replies, {"planner": "smollm2", "model_sha256": lm.sha256, "replies": replies_for(lm, specs, cfg)})
+    write_json(
+        job.output.replies, {"planner": "smollm2", "model_sha256": lm.sha256, "replies": replies_for(lm, specs, cfg)}
+    )

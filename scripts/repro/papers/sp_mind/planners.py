@@ -71,7 +71,9 @@ def extract_arguments(query: str) -> dict:
 
 def plan_for(skill: str, args: dict, extra: dict | None = None) -> dict:
     """The call of ``skill`` with the extracted arguments it accepts."""
-    params = {k: v for k, v in args.items() if k in SKILLS[skill].params or k == "cofactor" and skill == "mean_intensity"}
+    params = {
+        k: v for k, v in args.items() if k in SKILLS[skill].params or k == "cofactor" and skill == "mean_intensity"
+    }
     return {"skill": skill, "params": params | (extra or {})}
 
 

@@ -105,7 +105,9 @@ def _rule_holds(pos: dict[str, np.ndarray], rules: list[tuple[str, str]], n: int
     return ok
 
 
-def phenotype_labels(cells: pd.DataFrame, gates: pd.DataFrame, workflow: pd.DataFrame, scale: str = "raw") -> np.ndarray:
+def phenotype_labels(
+    cells: pd.DataFrame, gates: pd.DataFrame, workflow: pd.DataFrame, scale: str = "raw"
+) -> np.ndarray:
     """Hierarchical gating: children of a parent whose rules hold; ties go to the child with the highest
     rescaled intensity among its positive markers (scimap's rule); cells matching no top-level rule are ``Unknown``, deeper ones keep their
     parent's label."""
@@ -124,7 +126,9 @@ def phenotype_labels(cells: pd.DataFrame, gates: pd.DataFrame, workflow: pd.Data
             continue
         scores = np.full((len(names), n), -np.inf)
         for k, name in enumerate(names):
-            rules = list(children.loc[children.phenotype == name, ["marker", "rule"]].itertuples(index=False, name=None))
+            rules = list(
+                children.loc[children.phenotype == name, ["marker", "rule"]].itertuples(index=False, name=None)
+            )
             holds = _rule_holds(pos, rules, n)
             lifts = [level[m] for m, r in rules if r in ("pos", "allpos", "anypos")]
             score = np.max(np.stack(lifts), 0) if lifts else np.zeros(n)
@@ -193,7 +197,13 @@ def nearest_distance(data: Data, source: str, target: str, scale: str = "raw") -
 
 
 def interaction(
-    data: Data, source: str, target: str, radius: float = 30.0, permutations: int = 100, seed: int = 0, scale: str = "raw"
+    data: Data,
+    source: str,
+    target: str,
+    radius: float = 30.0,
+    permutations: int = 100,
+    seed: int = 0,
+    scale: str = "raw",
 ) -> str:
     """Permutation test of ``source``-``target`` contacts within ``radius``: labels shuffled (seeded); returns
     ``enriched`` / ``depleted`` (two-sided p < 0.05) or ``none``."""
@@ -217,14 +227,65 @@ def interaction(
 SKILLS = {
     s.name: s
     for s in [
-        Skill("count_cells", "Count data.cells, optionally inside an ROI or above a minimum area (QC filtering).", count_cells, ("roi", "min_area")),
-        Skill("gate", "Fraction of cells positive for one marker by its manual gate (gating). Gates are on the log1p scale.", gate, ("marker", "roi", "scale"), {"scale": ["log1p", "arcsinh"]}),
-        Skill("phenotype_count", "Number of data.cells of a phenotype from the hierarchical gating workflow (phenotyping).", phenotype_count, ("phenotype", "roi", "scale"), {"scale": ["log1p"]}),
-        Skill("phenotype_fraction", "Fraction of data.cells (optionally in an ROI) of a phenotype: cell-type composition, proportion.", phenotype_fraction, ("phenotype", "roi", "scale"), {"scale": ["log1p"]}),
-        Skill("mean_intensity", "Mean marker intensity after normalization: log1p or arcsinh with a cofactor (normalization).", mean_intensity, ("marker", "scale", "cofactor")),
-        Skill("top_correlated", "The marker most correlated with a given marker (marker co-expression, correlation).", top_correlated, ("marker",)),
-        Skill("neighbour_fraction", "Spatial neighbourhood composition: share of neighbours within a radius that are of a cell type.", neighbour_fraction, ("source", "target", "radius", "scale"), {"scale": ["log1p"]}),
-        Skill("nearest_distance", "Median distance from data.cells of one type to the nearest cell of another type (proximity).", nearest_distance, ("source", "target", "scale"), {"scale": ["log1p"]}),
-        Skill("interaction", "Cell-cell interaction statistics: permutation test whether two types touch more (enriched) or less (depleted) than chance.", interaction, ("source", "target", "radius", "scale"), {"scale": ["log1p"]}),
+        Skill(
+            "count_cells",
+            "Count data.cells, optionally inside an ROI or above a minimum area (QC filtering).",
+            count_cells,
+            ("roi", "min_area"),
+        ),
+        Skill(
+            "gate",
+            "Fraction of cells positive for one marker by its manual gate (gating). Gates are on the log1p scale.",
+            gate,
+            ("marker", "roi", "scale"),
+            {"scale": ["log1p", "arcsinh"]},
+        ),
+        Skill(
+            "phenotype_count",
+            "Number of data.cells of a phenotype from the hierarchical gating workflow (phenotyping).",
+            phenotype_count,
+            ("phenotype", "roi", "scale"),
+            {"scale": ["log1p"]},
+        ),
+        Skill(
+            "phenotype_fraction",
+            "Fraction of data.cells (optionally in an ROI) of a phenotype: cell-type composition, proportion.",
+            phenotype_fraction,
+            ("phenotype", "roi", "scale"),
+            {"scale": ["log1p"]},
+        ),
+        Skill(
+            "mean_intensity",
+            "Mean marker intensity after normalization: log1p or arcsinh with a cofactor (normalization).",
+            mean_intensity,
+            ("marker", "scale", "cofactor"),
+        ),
+        Skill(
+            "top_correlated",
+            "The marker most correlated with a given marker (marker co-expression, correlation).",
+            top_correlated,
+            ("marker",),
+        ),
+        Skill(
+            "neighbour_fraction",
+            "Spatial neighbourhood composition: share of neighbours within a radius that are of a cell type.",
+            neighbour_fraction,
+            ("source", "target", "radius", "scale"),
+            {"scale": ["log1p"]},
+        ),
+        Skill(
+            "nearest_distance",
+            "Median distance from data.cells of one type to the nearest cell of another type (proximity).",
+            nearest_distance,
+            ("source", "target", "scale"),
+            {"scale": ["log1p"]},
+        ),
+        Skill(
+            "interaction",
+            "Cell-cell interaction statistics: permutation test whether two types touch more (enriched) or less (depleted) than chance.",
+            interaction,
+            ("source", "target", "radius", "scale"),
+            {"scale": ["log1p"]},
+        ),
     ]
 }
