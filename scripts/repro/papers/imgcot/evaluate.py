@@ -58,6 +58,8 @@ def main(job) -> None:
     problems = pd.read_parquet(job.input.problems)
     metrics = metrics_of(pred, problems, read_json(job.input.tokenizers), cfg["long_min_steps"])
     metrics["n_latent"] = int(np.asarray(metrics["tokenizers"]["n_latent"]))
+    for path in getattr(job.input, "smollm2", []) or []:
+        metrics["smollm2"] = read_json(path)
     write_json(job.output.metrics, metrics)
     write_claims(
         job.output.claims,
