@@ -41,13 +41,15 @@ def load(problems: str, images: str) -> tuple[pd.DataFrame, np.ndarray]:
     return table, pixels.astype(np.float32) / 255.0
 
 
-def batches_of(n: int, size: int, per_epoch: int, seed: int, make):
-    """``batches(epoch)``: ``per_epoch`` batches of row indices drawn from the epoch's own rng."""
+def batches_of(rows: np.ndarray, section: dict, seed: int, make):
+    """``batches(epoch)``: the section's ``batches_per_epoch`` batches of ``batch`` training rows, drawn from the
+    epoch's own rng; ``make(rows)`` builds one batch."""
 
     def batches(epoch: int):
         rng = epoch_rng(seed, epoch)
-        for _ in range(per_epoch):
-            yield make(rng.choice(n, size=min(size, n), replace=False))
+        size = min(section["batch"], len(rows))
+        for _ in range(section["batches_per_epoch"]):
+            yield make(rows[rng.choice(len(rows), size=size, replace=False)])
 
     return batches
 
@@ -104,13 +106,7 @@ def main(job) -> None:
     fit(
         vq,
         image_loss,
-        batches_of(
-            len(train_rows),
-            cfg["tokenizer"]["batch"],
-            cfg["tokenizer"]["batches_per_epoch"],
-            seed,
-            lambda r: image_t[train_rows[r]],
-        ),
+        batches_of(train_rows, cfg["tokenizer"], seed, lambda r: image_t[r]),
         cfg["tokenizer"],
         "tokenizer_image",
         job,
@@ -121,13 +117,7 @@ def main(job) -> None:
     fit(
         tae,
         text_loss,
-        batches_of(
-            len(train_rows),
-            cfg["tokenizer"]["batch"],
-            cfg["tokenizer"]["batches_per_epoch"],
-            seed,
-            lambda r: (cot_ids[train_rows[r]], cot_mask[train_rows[r]]),
-        ),
+        batches_of(train_rows, cfg["tokenizer"], seed, lambda r: (cot_ids[r], cot_mask[r])),
         cfg["tokenizer"],
         "tokenizer_text",
         job,
@@ -166,13 +156,7 @@ def main(job) -> None:
         fit(
             model,
             lm_loss,
-            batches_of(
-                len(train_rows),
-                lm_cfg["batch"],
-                lm_cfg["batches_per_epoch"],
-                seed,
-                lambda r: (ids[train_rows[r]], weight[train_rows[r]]),
-            ),
+            batches_of(train_rows, lm_cfg, seed, lambda r: (ids[r], weight[r])),
             schedule,
             method,
             job,
