@@ -229,7 +229,7 @@ SKILLS = {
     for s in [
         Skill(
             "count_cells",
-            "Count data.cells, optionally inside an ROI or above a minimum area (QC filtering).",
+            "Count cells, optionally inside an ROI or above a minimum area (QC filtering).",
             count_cells,
             ("roi", "min_area"),
         ),
@@ -242,14 +242,14 @@ SKILLS = {
         ),
         Skill(
             "phenotype_count",
-            "Number of data.cells of a phenotype from the hierarchical gating workflow (phenotyping).",
+            "Number of cells of a phenotype from the hierarchical gating workflow (phenotyping).",
             phenotype_count,
             ("phenotype", "roi", "scale"),
             {"scale": ["log1p"]},
         ),
         Skill(
             "phenotype_fraction",
-            "Fraction of data.cells (optionally in an ROI) of a phenotype: cell-type composition, proportion.",
+            "Fraction of cells (optionally in an ROI) of a phenotype: cell-type composition, proportion.",
             phenotype_fraction,
             ("phenotype", "roi", "scale"),
             {"scale": ["log1p"]},
@@ -275,7 +275,7 @@ SKILLS = {
         ),
         Skill(
             "nearest_distance",
-            "Median distance from data.cells of one type to the nearest cell of another type (proximity).",
+            "Median distance from cells of one type to the nearest cell of another type (proximity).",
             nearest_distance,
             ("source", "target", "scale"),
             {"scale": ["log1p"]},
