@@ -37,8 +37,7 @@ def backbones(n=6, length=16, seed=0):
     rng = np.random.default_rng(seed)
     helix = np.deg2rad([-57.0, -47.0])
     out = [
-        build_backbone(helix[0] + rng.normal(0, 0.3, length), helix[1] + rng.normal(0, 0.3, length))
-        for _ in range(n)
+        build_backbone(helix[0] + rng.normal(0, 0.3, length), helix[1] + rng.normal(0, 0.3, length)) for _ in range(n)
     ]
     return torch.from_numpy(np.stack(out)), torch.ones(n, length)
 
@@ -128,6 +127,7 @@ def test_interrupted_training_resumes_to_the_same_outputs(tmp_path, monkeypatch)
         "loss": {"distance_weight": 1.0, "size_weight": 0.1},
         "train": {"epochs": 3, "batch": 4, "lr": 0.003},
         "variants": ["apt"],
+        "seeds": [0],
         "shrink": 0.75,
         "checks": {"windows": 2},
     }

@@ -25,7 +25,7 @@ declare_paper(
         output=PROTEIN_TOKENS_TRAINED,
         env="torch",
         seed=True,
-        settings=["model", "train", "loss", "variants", "shrink", "checks"],
+        settings=["model", "train", "loss", "variants", "seeds", "shrink", "checks"],
     ),
     stage(
         "evaluate",
@@ -35,7 +35,6 @@ declare_paper(
             "claims": "results/protein-tokens/claims.json",
         },
         env="md",
-        seed=True,
         settings=["model", "variants", "shrink", "probe"],
         reported=True,
     ),

@@ -100,14 +100,14 @@ def composition(dssp: str) -> np.ndarray:
     return np.array([dssp.count("H") / len(dssp), dssp.count("E") / len(dssp)])
 
 
-def shrink_metrics(windows, outputs, held, groups, seed: int) -> dict:
+def shrink_metrics(windows, shrunk_bb, shrunk_mask, full_bb, held, groups, seed: int) -> dict:
     """Helix/strand fractions of the shrunk decodes against their own windows and a random other window."""
     true = [
         composition("".join("HEC"[c] for c in dssp[m > 0]))
         for dssp, m in zip(windows["dssp"][held], windows["mask"][held])
     ]
-    shrunk = [composition(dssp_of_backbone(bb[m > 0])) for bb, m in zip(outputs["shrunk/apt"], outputs["shrunk_mask"])]
-    full = [composition(dssp_of_backbone(bb[m > 0])) for bb, m in zip(outputs["full/apt"], windows["mask"][held])]
+    shrunk = [composition(dssp_of_backbone(bb[m > 0])) for bb, m in zip(shrunk_bb, shrunk_mask)]
+    full = [composition(dssp_of_backbone(bb[m > 0])) for bb, m in zip(full_bb, windows["mask"][held])]
     rng = np.random.default_rng([seed, 5])
     other = np.array([rng.choice(np.flatnonzero(groups != g)) for g in groups])
     own = np.array([np.abs(s - t).sum() for s, t in zip(shrunk, true)])
@@ -124,61 +124,90 @@ def shrink_metrics(windows, outputs, held, groups, seed: int) -> dict:
     }
 
 
-def compute_metrics(windows: dict, outputs: dict, training: dict, settings: dict, seed: int) -> dict:
+def seed_metrics(windows: dict, outputs: dict, settings: dict, run_seed: int) -> dict:
+    """The per-group numbers of one training seed (the claims average them over seeds)."""
     held = windows["split"] > 0
     groups = windows["group"][held]
     mask = windows["mask"][held]
     true_ca = windows["backbone"][held][..., 1, :]
     tokens = settings["model"]["tokens"]
-    metrics: dict = {"checks": training["checks"], "bits_per_window": training["bits_per_window"]}
+    prefix_k = max(1, tokens // 4)
+    out: dict = {"rmsd_by_k": {}, "at_k": {}, "prefix": {}}
+    for variant in settings["variants"]:
+        per_k = np.stack([window_rmsd(c, true_ca, mask) for c in outputs[f"ca/{variant}/{run_seed}"]])
+        out["rmsd_by_k"][variant] = per_k.mean(axis=1)
+        out["at_k"][variant] = per_group(per_k[-1], groups)
+        if len(per_k) == tokens:
+            out["prefix"][variant] = per_group(per_k[prefix_k - 1], groups)
+        if variant == "apt":
+            out["apt_by_k"] = per_group(per_k, groups)
+    train, labels = windows["split"] == 0, windows["label"]
+    features = {"apt_global": outputs[f"codes/apt/{run_seed}"].reshape(len(labels), -1)}
+    if "local" in settings["variants"]:
+        local = outputs[f"codes/local/{run_seed}"]
+        features["local_mean_pooled"] = local.mean(axis=1)
+        features["local_concatenated"] = local.reshape(len(labels), -1)
+    out["probe"] = {
+        name: probe(x[train], labels[train], x[held], labels[held], settings["probe"], run_seed)
+        for name, x in features.items()
+    }
+    out["shrink"] = shrink_metrics(
+        windows,
+        outputs[f"shrunk/apt/{run_seed}"],
+        outputs["shrunk_mask"],
+        outputs[f"full/apt/{run_seed}"],
+        held,
+        groups,
+        run_seed,
+    )
+    return out
+
+
+def _mean(items: list) -> np.ndarray:
+    return np.mean(np.stack([np.asarray(i, dtype=float) for i in items]), axis=0)
+
+
+def compute_metrics(windows: dict, outputs: dict, training: dict, settings: dict) -> dict:
+    """Seed-averaged metrics: per-group values are averaged over training seeds before the claims resample
+    the groups; per-seed summaries are kept for the spread over seeds."""
+    held = windows["split"] > 0
+    groups = windows["group"][held]
+    seeds = training["seeds"]
+    runs = [seed_metrics(windows, outputs, settings, s) for s in seeds]
+    variants = settings["variants"]
+    metrics: dict = {"checks": training["checks"], "bits_per_window": training["bits_per_window"], "seeds": seeds}
     metrics["parameters"] = training["parameters"]
     metrics["heldout_windows"], metrics["heldout_groups"] = int(held.sum()), int(np.unique(groups).size)
-    rmsd_by_k, at_k, prefix = {}, {}, {}
-    prefix_k = max(1, tokens // 4)
-    for variant in settings["variants"]:
-        ca = outputs[f"ca/{variant}"]
-        per_k = np.stack([window_rmsd(c, true_ca, mask) for c in ca])
-        rmsd_by_k[variant] = per_k.mean(axis=1)
-        at_k[variant] = per_group(per_k[-1], groups)
-        if len(per_k) == tokens:
-            prefix[variant] = per_group(per_k[prefix_k - 1], groups)
-        if variant == "apt":
-            metrics["apt_rmsd_by_k_per_group"] = per_group(per_k, groups)
-    metrics["rmsd_by_k"] = rmsd_by_k
-    metrics["rmsd_at_k_per_group"] = at_k
-    metrics["prefix_k"], metrics["prefix_rmsd_per_group"] = prefix_k, prefix
-    metrics["mean_rmsd_at_k"] = {v: float(np.mean(r)) for v, r in at_k.items()}
-    baseline = pca_baseline(windows, held, list(settings["model"]["levels"]), tokens)
+    metrics["rmsd_by_k"] = {v: _mean([r["rmsd_by_k"][v] for r in runs]) for v in variants}
+    metrics["apt_rmsd_by_k_per_group"] = _mean([r["apt_by_k"] for r in runs])
+    metrics["rmsd_at_k_per_group"] = {v: _mean([r["at_k"][v] for r in runs]) for v in variants}
+    metrics["prefix_k"] = max(1, settings["model"]["tokens"] // 4)
+    metrics["prefix_rmsd_per_group"] = {v: _mean([r["prefix"][v] for r in runs]) for v in runs[0]["prefix"]}
+    metrics["mean_rmsd_at_k"] = {v: float(np.mean(r)) for v, r in metrics["rmsd_at_k_per_group"].items()}
+    metrics["mean_rmsd_at_k_per_seed"] = {v: [float(np.mean(r["at_k"][v])) for r in runs] for v in variants}
+    baseline = pca_baseline(windows, held, list(settings["model"]["levels"]), settings["model"]["tokens"])
     metrics["pca_baseline"] = {k: v for k, v in baseline.items() if k != "rmsd"} | {
         "mean_rmsd": float(np.mean(baseline["rmsd"]))
     }
-    train = windows["split"] == 0
-    labels = windows["label"]
-    features = {"apt_global": outputs["codes/apt"].reshape(len(labels), -1)}
-    if "local" in settings["variants"]:
-        local = outputs["codes/local"]
-        features["local_mean_pooled"] = local.mean(axis=1)
-        features["local_concatenated"] = local.reshape(len(labels), -1)
-    results = {
-        name: probe(x[train], labels[train], x[held], labels[held], settings["probe"], seed)
-        for name, x in features.items()
-    }
+    names = list(runs[0]["probe"])
     metrics["probe"] = {
-        "accuracy": {n: r["accuracy"] for n, r in results.items()},
-        "macro_f1": {n: r["macro_f1"] for n, r in results.items()},
-        "correct_per_group": {n: per_group(r["correct"], groups) for n, r in results.items()},
-        "class_counts_heldout": np.bincount(labels[held], minlength=3),
+        "accuracy": {n: float(np.mean([r["probe"][n]["accuracy"] for r in runs])) for n in names},
+        "macro_f1": {n: float(np.mean([r["probe"][n]["macro_f1"] for r in runs])) for n in names},
+        "accuracy_per_seed": {n: [r["probe"][n]["accuracy"] for r in runs] for n in names},
+        "correct_per_group": {n: _mean([per_group(r["probe"][n]["correct"], groups) for r in runs]) for n in names},
+        "class_counts_heldout": np.bincount(windows["label"][held], minlength=3),
     }
-    metrics["shrink"] = shrink_metrics(windows, outputs, held, groups, seed) | {"factor": settings["shrink"]}
+    shrink = [r["shrink"] for r in runs]
+    metrics["shrink"] = {key: _mean([s[key] for s in shrink]) for key in shrink[0]} | {"factor": settings["shrink"]}
     return metrics
 
 
 def main(job) -> None:
-    settings, seed = job.params.settings, int(job.params.seed)
+    settings = job.params.settings
     windows = read_npz(job.input.windows)
     outputs = read_npz(job.input.outputs)
     training = read_json(job.input.training)
-    metrics = compute_metrics(windows, outputs, training, settings, seed)
+    metrics = compute_metrics(windows, outputs, training, settings)
     write_json(job.output.metrics, metrics)
     claims = evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))
     write_claims(job.output.claims, "protein-tokens", claims)

@@ -47,9 +47,10 @@ def comparisons(metrics: dict, path: str) -> None:
 
 def decoded(windows: dict, outputs: dict, path: str, count: int = 3) -> None:
     """C-alpha traces (x-y projection after superposition) of held-out windows: truth, decode from k = 1, K/4
-    and K tokens, and the zero-shot shrunk decode."""
+    and K tokens, and the zero-shot shrunk decode, from the first training seed."""
     held = np.flatnonzero(windows["split"] > 0)
-    ca = outputs["ca/apt"]
+    seed = next(k for k in outputs if k.startswith("ca/apt/")).rsplit("/", 1)[1]  # the first training seed
+    ca = outputs[f"ca/apt/{seed}"]
     tokens = len(ca)
     picks = np.linspace(0, len(held) - 1, count).astype(int)
     fig, axes = subplots(1, count, width=3.0, height=3.0)
@@ -60,7 +61,7 @@ def decoded(windows: dict, outputs: dict, path: str, count: int = 3) -> None:
         for k in sorted({1, max(1, tokens // 4), tokens}):
             ax.plot(*superpose(ca[k - 1, i][m], true)[:, :2].T, lw=1, label=f"k = {k}")
         s = outputs["shrunk_mask"][i] > 0
-        small = outputs["shrunk/apt"][i][s, 1]
+        small = outputs[f"shrunk/apt/{seed}"][i][s, 1]
         ax.plot(*(small - small.mean(0) + true.mean(0))[:, :2].T, ":", lw=1, label="shrunk 0.75 L")
         ax.set(title=f"held-out window {i}", xticks=[], yticks=[])
     axes[0][0].legend(fontsize=6)

@@ -248,19 +248,26 @@ class RegressionDecoder(nn.Module):
         return self.mlp(x).reshape(*mask.shape, 3, 3) * ANGSTROM_SCALE
 
 
-def kabsch_rmsd(pred: torch.Tensor, true: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Per-sample RMSD ``[B]`` of point sets ``[B, N, 3]`` after optimal superposition (weights ``mask [B, N]``),
-    differentiable (SVD); the proper rotation only (determinant +1)."""
+def _kabsch(mobile: torch.Tensor, target: torch.Tensor, mask: torch.Tensor):
+    """Centred ``mobile`` and ``target`` ``[B, N, 3]``, the target centroid and the optimal proper rotation
+    (``mobile @ R^T`` onto ``target``; SVD in float64, determinant +1), with weights ``mask [B, N]``."""
     w = mask / mask.sum(1, keepdim=True).clamp(min=1.0)
-    mu_p = (w[..., None] * pred).sum(1, keepdim=True)
-    mu_t = (w[..., None] * true).sum(1, keepdim=True)
-    p, t = pred - mu_p, true - mu_t
-    h = torch.einsum("bn,bni,bnj->bij", w, p, t)
+    mu_m = (w[..., None] * mobile).sum(1, keepdim=True)
+    mu_t = (w[..., None] * target).sum(1, keepdim=True)
+    m, t = mobile - mu_m, target - mu_t
+    h = torch.einsum("bn,bni,bnj->bij", w, m, t)
     u, _, vt = torch.linalg.svd(h.double())
     d = torch.sign(torch.linalg.det(vt.transpose(1, 2) @ u.transpose(1, 2)))
     d = torch.where(d == 0, torch.ones_like(d), d)
     diag = torch.diag_embed(torch.stack([torch.ones_like(d), torch.ones_like(d), d], -1))
-    rotation = (vt.transpose(1, 2) @ diag @ u.transpose(1, 2)).to(pred.dtype)
+    rotation = (vt.transpose(1, 2) @ diag @ u.transpose(1, 2)).to(mobile.dtype)
+    return m, t, mu_t, rotation, w
+
+
+def kabsch_rmsd(pred: torch.Tensor, true: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Per-sample RMSD ``[B]`` of point sets ``[B, N, 3]`` after optimal superposition (weights ``mask [B, N]``),
+    differentiable (SVD); the proper rotation only (determinant +1)."""
+    p, t, _, rotation, w = _kabsch(pred, true, mask)
     aligned = p @ rotation.transpose(1, 2)
     return torch.sqrt((w * ((aligned - t) ** 2).sum(-1)).sum(1) + 1e-8)
 
@@ -268,15 +275,8 @@ def kabsch_rmsd(pred: torch.Tensor, true: torch.Tensor, mask: torch.Tensor) -> t
 def align_to(mobile: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """``mobile [B, N, 3]`` optimally rotated and translated onto ``target`` (no gradient through the motion)."""
     with torch.no_grad():
-        w = mask / mask.sum(1, keepdim=True).clamp(min=1.0)
-        mu_m = (w[..., None] * mobile).sum(1, keepdim=True)
-        mu_t = (w[..., None] * target).sum(1, keepdim=True)
-        h = torch.einsum("bn,bni,bnj->bij", w, mobile - mu_m, target - mu_t)
-        u, _, vt = torch.linalg.svd(h.double())
-        d = torch.sign(torch.linalg.det(vt.transpose(1, 2) @ u.transpose(1, 2)))
-        diag = torch.diag_embed(torch.stack([torch.ones_like(d), torch.ones_like(d), d], -1))
-        rotation = (vt.transpose(1, 2) @ diag @ u.transpose(1, 2)).to(mobile.dtype)
-    return (mobile - mu_m) @ rotation.transpose(1, 2) + mu_t
+        m, _, mu_t, rotation, _ = _kabsch(mobile, target, mask)
+    return m @ rotation.transpose(1, 2) + mu_t
 
 
 def reconstruction_loss(pred: torch.Tensor, true: torch.Tensor, mask: torch.Tensor, distance_weight: float):

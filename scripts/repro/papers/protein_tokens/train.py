@@ -2,10 +2,10 @@
 nested dropout on the training windows; decode the held-out windows from every token prefix and shrunk.
 
 Outputs:
-- outputs.npz: ``ca/<variant>`` decoded C-alpha ``[K, N_heldout, W, 3]`` from the first k = 1..K tokens
-  (global variants; the local tokenizer only at k = K, its index 0), ``codes/<variant>`` quantised tokens
-  of every window ``[N, K, c]``, ``shrunk/apt`` the held-out windows decoded at L' = shrink x L from all
-  tokens ``[N_heldout, W, 3, 3]`` with ``shrunk_mask``, ``full/apt`` the decode at L;
+- outputs.npz, per training seed s (the run's seed plus each of ``seeds``): ``ca/<variant>/<s>`` decoded
+  C-alpha ``[K, N_heldout, W, 3]`` from the first k = 1..K tokens (global variants; the local tokenizer only
+  at k = K), ``codes/<variant>/<s>`` quantised tokens of every window ``[N, K, c]``, ``shrunk/apt/<s>`` the
+  held-out windows decoded at L' = shrink x L from all tokens with ``shrunk_mask``, ``full/apt/<s>`` at L;
 - training.json: histories, parameter counts, bits per window, and the implementation checks (FSQ grid
   and straight-through gradient, token invariance under rigid motions, torch Kabsch-RMSD against numpy).
 """
@@ -132,27 +132,34 @@ def main(job) -> None:
     tokens = settings["model"]["tokens"]
     ckpt_dir = Path(job.output.training).parent / "checkpoints"
     ckpt_dir.mkdir(parents=True, exist_ok=True)
-    arrays, report = {}, {"history": {}, "parameters": {}, "checks": {}}
-    for variant in settings["variants"]:
-        torch.manual_seed(seed)
-        model = build(variant, settings, max_len)
-        ckpt = ckpt_dir / f"{variant}.pt"
-        result = fit(model, variant, windows, settings, seed, ckpt, device)
-        ckpt.unlink(missing_ok=True)
-        model.eval()
-        report["history"][variant] = result.history
-        report["parameters"][variant] = count_parameters(model)
-        report["bits_per_window"] = tokens * model.tokenizer.fsq.bits
-        ks = list(range(1, tokens + 1)) if VARIANTS[variant][0] == "global" else [tokens]
-        arrays[f"ca/{variant}"] = decode_prefixes(model, windows["backbone"][held], windows["mask"][held], ks)
-        arrays[f"codes/{variant}"] = codes_of(model, windows["backbone"], windows["mask"])
-        if variant == "apt":
-            shrunk, small, full = shrink(model, windows["backbone"][held], windows["mask"][held], settings["shrink"])
-            arrays["shrunk/apt"], arrays["shrunk_mask"], arrays["full/apt"] = shrunk, small, full
-            n = settings["checks"]["windows"]
-            report["checks"] = implementation_checks(
-                model, windows["backbone"][held][:n], windows["mask"][held][:n], seed
-            )
+    arrays, report = {}, {"history": {}, "parameters": {}, "checks": {}, "seeds": []}
+    for offset in settings["seeds"]:
+        run_seed = seed + int(offset)
+        report["seeds"].append(run_seed)
+        for variant in settings["variants"]:
+            torch.manual_seed(run_seed)
+            model = build(variant, settings, max_len)
+            ckpt = ckpt_dir / f"{variant}_{run_seed}.pt"
+            result = fit(model, variant, windows, settings, run_seed, ckpt, device)
+            ckpt.unlink(missing_ok=True)
+            model.eval()
+            report["history"][f"{variant}/{run_seed}"] = result.history
+            report["parameters"][variant] = count_parameters(model)
+            report["bits_per_window"] = tokens * model.tokenizer.fsq.bits
+            ks = list(range(1, tokens + 1)) if VARIANTS[variant][0] == "global" else [tokens]
+            bb, mask = windows["backbone"][held], windows["mask"][held]
+            arrays[f"ca/{variant}/{run_seed}"] = decode_prefixes(model, bb, mask, ks)
+            arrays[f"codes/{variant}/{run_seed}"] = codes_of(model, windows["backbone"], windows["mask"])
+            if variant == "apt":
+                shrunk, small, full = shrink(model, bb, mask, settings["shrink"])
+                arrays[f"shrunk/apt/{run_seed}"], arrays["shrunk_mask"], arrays[f"full/apt/{run_seed}"] = (
+                    shrunk,
+                    small,
+                    full,
+                )
+                if not report["checks"]:
+                    n = settings["checks"]["windows"]
+                    report["checks"] = implementation_checks(model, bb[:n], mask[:n], run_seed)
     with atomic_path(job.output.outputs) as tmp:
         with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)
