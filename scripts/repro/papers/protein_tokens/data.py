@@ -85,8 +85,7 @@ def main(job) -> None:
     settings = job.params.settings["windows"]
     chains = read_chains(job.input.chains)
     arrays = make_windows(chains, settings)
-    for name, index in (("train", 0), ("held-out", 1)):
-        chosen = arrays["split"] == 0 if index == 0 else arrays["split"] > 0
+    for name, chosen in (("train", arrays["split"] == 0), ("held-out (val, test)", arrays["split"] > 0)):
         if not chosen.any():
             raise InputError(job.input.chains, f"no {name} windows (check the source's split fractions)")
     with atomic_path(job.output.windows) as tmp:

@@ -5,7 +5,7 @@ Outputs:
 - outputs.npz, per training seed s (the run's seed plus each of ``seeds``): ``ca/<variant>/<s>`` decoded
   C-alpha ``[K, N_heldout, W, 3]`` from the first k = 1..K tokens (global variants; the local tokenizer only
   at k = K), ``codes/<variant>/<s>`` quantised tokens of every window ``[N, K, c]``, ``shrunk/apt/<s>`` the
-  held-out windows decoded at L' = shrink x L from all tokens with ``shrunk_mask``, ``full/apt/<s>`` at L;
+  held-out windows decoded at L' = shrink x L from all tokens with ``shrunk_mask``;
 - training.json: histories, parameter counts, bits per window, and the implementation checks (FSQ grid
   and straight-through gradient, token invariance under rigid motions, torch Kabsch-RMSD against numpy).
 """
@@ -62,7 +62,7 @@ def decode_prefixes(model: Autoencoder, backbone: np.ndarray, mask: np.ndarray, 
 
 @torch.no_grad()
 def shrink(model: Autoencoder, backbone: np.ndarray, mask: np.ndarray, factor: float):
-    """Zero-shot shrinking: all tokens decoded at L' = round(factor L) residues (and at L, for reference)."""
+    """Zero-shot shrinking: all tokens decoded at L' = round(factor L) residues."""
     bb, m = torch.from_numpy(backbone), torch.from_numpy(mask)
     codes = model.tokenizer(bb, m)
     keep = prefix_keep(len(bb), codes.shape[1], codes.shape[1])
@@ -71,8 +71,7 @@ def shrink(model: Autoencoder, backbone: np.ndarray, mask: np.ndarray, factor: f
     for i, n in enumerate(lengths):
         small[i, :n] = 1.0
     shrunk = model.decode(codes, keep, torch.from_numpy(small)).numpy()
-    full = model.decode(codes, keep, m).numpy()
-    return shrunk.astype(np.float32), small, full.astype(np.float32)
+    return shrunk.astype(np.float32), small
 
 
 @torch.no_grad()
@@ -151,12 +150,7 @@ def main(job) -> None:
             arrays[f"ca/{variant}/{run_seed}"] = decode_prefixes(model, bb, mask, ks)
             arrays[f"codes/{variant}/{run_seed}"] = codes_of(model, windows["backbone"], windows["mask"])
             if variant == "apt":
-                shrunk, small, full = shrink(model, bb, mask, settings["shrink"])
-                arrays[f"shrunk/apt/{run_seed}"], arrays["shrunk_mask"], arrays[f"full/apt/{run_seed}"] = (
-                    shrunk,
-                    small,
-                    full,
-                )
+                arrays[f"shrunk/apt/{run_seed}"], arrays["shrunk_mask"] = shrink(model, bb, mask, settings["shrink"])
                 if not report["checks"]:
                     n = settings["checks"]["windows"]
                     report["checks"] = implementation_checks(model, bb[:n], mask[:n], run_seed)
