@@ -56,7 +56,9 @@ def test_local_numbers_in_apts_place_fail_equal_bits():
 def test_ablation_as_good_as_apt_fails_nested_dropout_claim():
     same = noisy(5.0)
     prefix = {"apt": same, "apt_no_nested": same}
-    assert verdict(CLAIMS, "apt_nested_dropout_makes_prefixes_decodable", metrics(prefix_rmsd_per_group=prefix)) == "fails"
+    assert (
+        verdict(CLAIMS, "apt_nested_dropout_makes_prefixes_decodable", metrics(prefix_rmsd_per_group=prefix)) == "fails"
+    )
 
 
 @pytest.mark.counterfactual("protein-tokens", "apt_probe_beats_pooled_local")
