@@ -166,19 +166,3 @@ def add_oxygens(backbone: np.ndarray) -> np.ndarray:
     psi = np.nan_to_num(psi)
     o = np.stack([place_atom(r[0], r[1], r[2], 1.23, np.deg2rad(120.5), p + np.pi) for r, p in zip(bb, psi)])
     return np.concatenate([bb, o[:, None]], axis=1).astype(np.float32)
-
-
-def dssp_of_backbone(backbone: np.ndarray) -> str:
-    """mdtraj's three-class DSSP (H/E/C) of an N/CA/C backbone in Å (oxygens added by :func:`add_oxygens`)."""
-    import mdtraj as md
-
-    atoms = add_oxygens(backbone)
-    top = md.Topology()
-    chain = top.add_chain()
-    for _ in range(len(atoms)):
-        residue = top.add_residue("GLY", chain)
-        for name in ("N", "CA", "C", "O"):
-            top.add_atom(name, md.element.get_by_symbol(name[0]), residue)
-    traj = md.Trajectory(atoms.reshape(1, -1, 3) / 10.0, top)
-    codes = md.compute_dssp(traj, simplified=True)[0]
-    return "".join(c if c in ("H", "E") else "C" for c in codes)

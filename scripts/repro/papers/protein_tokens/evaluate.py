@@ -21,9 +21,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from repro.claims import evaluate_claims, write_claims
+from repro.data.structures.dssp import dssp_of_backbone
 from repro.io import read_json, read_npz, write_json
 from repro.papers.protein_tokens.claims import CLAIMS
-from repro.protein_geometry import distance_matrix, dssp_of_backbone, rmsd
+from repro.protein_geometry import distance_matrix, rmsd
 from repro.registry import load_reported
 
 log = logging.getLogger(__name__)
