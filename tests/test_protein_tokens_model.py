@@ -17,6 +17,7 @@ from repro.papers.protein_tokens.model import (
     kabsch_rmsd,
     nested_keep,
     prefix_keep,
+    random_crop,
     round_ste,
     training_loss,
 )
@@ -64,6 +65,16 @@ def test_nested_dropout_keeps_prefixes():
     assert torch.all(keep[:, 0] == 1)
     assert torch.all(keep[:, 1:] <= keep[:, :-1])  # a kept token's predecessors are kept
     assert set(keep.sum(1).int().tolist()) == set(range(1, 7))
+
+
+def test_random_crops_keep_a_leading_fraction_of_each_chain():
+    torch.manual_seed(0)
+    mask = torch.ones(400, 20)
+    mask[:, 15:] = 0  # chains of 15 residues padded to 20
+    cropped = random_crop(mask, 0.6)
+    lengths = cropped.sum(1)
+    assert lengths.min() >= 9 and lengths.max() <= 15 and lengths.unique().numel() > 3
+    assert torch.all(cropped[:, 1:] <= cropped[:, :-1])  # a leading run, no holes
 
 
 @pytest.mark.parametrize("kind", ["global", "local"])
@@ -124,7 +135,7 @@ def test_interrupted_training_resumes_to_the_same_outputs(tmp_path, monkeypatch)
     np.savez(tmp_path / "windows.npz", **windows)
     settings = {
         "model": CFG,
-        "loss": {"distance_weight": 1.0, "size_weight": 0.1},
+        "loss": {"distance_weight": 1.0, "size_weight": 0.1, "min_crop": 0.6},
         "train": {"epochs": 3, "batch": 4, "lr": 0.003},
         "variants": ["apt"],
         "seeds": [0],

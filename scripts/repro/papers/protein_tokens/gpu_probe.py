@@ -30,6 +30,8 @@ def build(section: dict, device):
         return torch.from_numpy(backbone).to(device), torch.ones(size, length, device=device)
 
     def loss(model, batch):
-        return training_loss(model, batch, True, loss_cfg["distance_weight"], loss_cfg["size_weight"])
+        return training_loss(
+            model, batch, True, loss_cfg["distance_weight"], loss_cfg["size_weight"], loss_cfg["min_crop"]
+        )
 
     return model, make_batch, loss

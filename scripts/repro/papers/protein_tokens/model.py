@@ -369,9 +369,24 @@ def prefix_keep(batch: int, tokens: int, k: int, device=None) -> torch.Tensor:
     return (torch.arange(tokens, device=device)[None] < k).float().expand(batch, -1)
 
 
-def training_loss(model: Autoencoder, batch, nested: bool, distance_weight: float, size_weight: float):
-    """One batch's loss: the reconstruction (or flow-matching) loss from a nested-dropout prefix, plus L_size."""
+def random_crop(mask: torch.Tensor, min_fraction: float) -> torch.Tensor:
+    """Keep a random leading fraction in [min_fraction, 1] of each sample's residues (at least 3): chains of
+    many lengths, as the paper trains on, so the size head and decoding at another length (shrinking) are
+    trained rather than extrapolated."""
+    lengths = mask.sum(1)
+    fraction = min_fraction + (1 - min_fraction) * torch.rand(len(mask), device=mask.device)
+    keep = torch.clamp(torch.ceil(fraction * lengths), min=3.0)
+    return mask * (torch.arange(mask.shape[1], device=mask.device)[None] < keep[:, None]).float()
+
+
+def training_loss(
+    model: Autoencoder, batch, nested: bool, distance_weight: float, size_weight: float, min_crop: float = 1.0
+):
+    """One batch's loss: the reconstruction (or flow-matching) loss from a nested-dropout prefix, plus L_size,
+    on randomly cropped chains when ``min_crop`` < 1."""
     backbone, mask = batch
+    if min_crop < 1.0:
+        mask = random_crop(mask, min_crop)
     codes = model.tokenizer(backbone, mask)
     tokens = codes.shape[1]
     keep = (

@@ -41,7 +41,7 @@ def fit(model: Autoencoder, variant: str, windows: dict, settings: dict, seed: i
     return fit_arrays(
         model,
         (windows["backbone"][train], windows["mask"][train]),
-        lambda m, b: training_loss(m, b, nested, loss["distance_weight"], loss["size_weight"]),
+        lambda m, b: training_loss(m, b, nested, loss["distance_weight"], loss["size_weight"], loss["min_crop"]),
         train_cfg=settings["train"],
         seed=seed,
         checkpoint=checkpoint,
