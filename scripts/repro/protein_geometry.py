@@ -156,3 +156,13 @@ def build_backbone(phi: np.ndarray, psi: np.ndarray, omega: np.ndarray | float =
         out[i, 1] = place_atom(out[i - 1, 1], out[i - 1, 2], out[i, 0], BOND["N-CA"], ANGLE["C-N-CA"], omega[i - 1])
         out[i, 2] = place_atom(out[i - 1, 2], out[i, 0], out[i, 1], BOND["CA-C"], ANGLE["N-CA-C"], phi[i])
     return out.astype(np.float32)
+
+
+def add_oxygens(backbone: np.ndarray) -> np.ndarray:
+    """``(L, 4, 3)`` N/CA/C/O: each carbonyl O placed in the peptide plane (C=O 1.23 Å, CA-C-O 120.5°,
+    N-CA-C-O = psi + 180°; the last residue, without a psi, takes psi = 0), for DSSP on backbone-only models."""
+    bb = np.asarray(backbone, np.float64)
+    _, psi = backbone_dihedrals(bb)
+    psi = np.nan_to_num(psi)
+    o = np.stack([place_atom(r[0], r[1], r[2], 1.23, np.deg2rad(120.5), p + np.pi) for r, p in zip(bb, psi)])
+    return np.concatenate([bb, o[:, None]], axis=1).astype(np.float32)

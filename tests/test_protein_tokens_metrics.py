@@ -1,0 +1,63 @@
+"""APT's data windows, fold-class proxy and evaluation metrics against independent computations."""
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from repro.data.structures import Chain
+from repro.data.structures.dssp import dssp_of_backbone
+from repro.papers.protein_tokens.data import fold_class, make_windows, window_starts
+from repro.papers.protein_tokens.evaluate import classical_mds, per_group, window_rmsd
+from repro.protein_geometry import build_backbone, distance_matrix, rmsd
+
+RULES = {"alpha_helix_min": 0.4, "alpha_strand_max": 0.1, "beta_strand_min": 0.3, "beta_helix_max": 0.1}
+
+
+def test_fold_class_proxy_follows_the_dssp_content_rules():
+    assert fold_class("H" * 5 + "C" * 5, RULES) == 0
+    assert fold_class("E" * 4 + "C" * 6, RULES) == 1
+    assert fold_class("H" * 4 + "E" * 4 + "CC", RULES) == 2
+    assert fold_class("H" * 4 + "E" * 1 + "C" * 5, RULES) == 2  # strand 10 % is not < 10 %
+
+
+def test_windows_cover_chains_pad_short_ones_and_keep_the_chain_split():
+    assert window_starts(40, 16, 8) == [0, 8, 16, 24]
+    assert window_starts(43, 16, 8) == [0, 8, 16, 24, 27]
+    assert window_starts(10, 16, 8) == [0]
+    helix = np.deg2rad([-57.0, -47.0])
+    long = build_backbone(np.full(40, helix[0]), np.full(40, helix[1]))
+    chains = [
+        Chain("a", "A" * 40, long, "H" * 40, "x.pdb", "CC0", "train"),
+        Chain("b", "G" * 12, long[:12], "E" * 12, "y.pdb", "CC0", "test"),
+        Chain("c", "G" * 5, long[:5], "C" * 5, "z.pdb", "CC0", "val"),
+    ]
+    w = make_windows(chains, {"window": 16, "stride": 8, "min_length": 10, "fold_class": RULES})
+    assert w["backbone"].shape == (5, 16, 3, 3)
+    assert w["split"].tolist() == [0, 0, 0, 0, 2] and w["label"].tolist() == [0, 0, 0, 0, 1]
+    assert w["mask"][-1].sum() == 12 and not w["backbone"][-1, 12:].any()
+    assert w["chain_ids"].tolist() == ["a", "b"] and len(set(w["group"].tolist())) == 2
+
+
+def test_window_rmsd_ignores_padding_and_per_group_averages():
+    rng = np.random.default_rng(0)
+    true = rng.normal(0, 5, (2, 10, 3))
+    pred = true + rng.normal(0, 1, true.shape)
+    mask = np.ones((2, 10))
+    mask[1, 6:] = 0
+    pred[1, 6:] = 1e3
+    values = window_rmsd(pred, true, mask)
+    assert values[1] == pytest.approx(rmsd(pred[1, :6], true[1, :6]))
+    np.testing.assert_allclose(per_group(np.array([1.0, 3.0, 5.0]), np.array([2, 2, 7])), [2.0, 5.0])
+
+
+def test_classical_mds_recovers_a_structure_up_to_a_rigid_motion_or_mirror():
+    x = np.random.default_rng(1).normal(0, 5, (20, 3))
+    y = classical_mds(distance_matrix(x @ Rotation.random(random_state=2).as_matrix().T))
+    assert min(rmsd(y, x), rmsd(y * np.array([-1.0, 1.0, 1.0]), x)) < 1e-6
+
+
+def test_backbone_only_dssp_finds_an_ideal_helix_and_strand():
+    helix = build_backbone(np.full(20, np.deg2rad(-57.0)), np.full(20, np.deg2rad(-47.0)))
+    assert dssp_of_backbone(helix)[3:16] == "H" * 13
+    extended = build_backbone(np.full(20, np.deg2rad(-120.0)), np.full(20, np.deg2rad(130.0)))
+    assert "H" not in dssp_of_backbone(extended)
