@@ -35,15 +35,10 @@ import numpy as np
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
+from repro.data.era5.names import PRESSURE_LEVEL_VARIABLES  # noqa: E402
+
 SURFACE = ("2m_temperature", "10m_u_component_of_wind", "10m_v_component_of_wind", "mean_sea_level_pressure")
-LEVEL_VARS = (
-    "geopotential",
-    "temperature",
-    "u_component_of_wind",
-    "v_component_of_wind",
-    "specific_humidity",
-    "vertical_velocity",
-)
+LEVEL_VARS = PRESSURE_LEVEL_VARIABLES
 LEVELS = [50, 100, 150, 200, 250, 300, 400, 500, 600, 700, 850, 925, 1000]
 KEEP_LEVELS = [500, 850]
 CHUNK_TIME = 4

@@ -26,6 +26,16 @@ VARIABLE_ALIASES: dict[str, str] = {
     "slt": "soil_type",
 }
 
+# WB2 variables on pressure levels (a ``level`` dimension); the others are single-level fields.
+PRESSURE_LEVEL_VARIABLES = (
+    "geopotential",
+    "temperature",
+    "u_component_of_wind",
+    "v_component_of_wind",
+    "specific_humidity",
+    "vertical_velocity",
+)
+
 DIM_ALIASES: dict[str, str] = {
     "isobaricInhPa": "level",
     "pressure_level": "level",

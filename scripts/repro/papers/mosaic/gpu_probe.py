@@ -5,21 +5,15 @@ Built from the full-scale config (``data.era5`` gives the channel count), two en
 
 from __future__ import annotations
 
+from repro.data.era5.names import PRESSURE_LEVEL_VARIABLES
+
 BATCH_SIZE = 4
-LEVEL_VARIABLES = {
-    "geopotential",
-    "temperature",
-    "u_component_of_wind",
-    "v_component_of_wind",
-    "specific_humidity",
-    "vertical_velocity",
-}
 
 
 def channel_count(era5: dict) -> int:
     """Channels of the canonical store: one per surface variable, one per level for each level variable."""
     levels = len(era5.get("levels", [])) or 1
-    return sum(levels if v in LEVEL_VARIABLES else 1 for v in era5["variables"])
+    return sum(levels if v in PRESSURE_LEVEL_VARIABLES else 1 for v in era5["variables"])
 
 
 def build(section: dict, device, era5: dict | None = None, grid: tuple[int, int] = (121, 240)):
