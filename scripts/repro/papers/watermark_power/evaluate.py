@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 from scipy.stats import binom, norm
 
@@ -147,8 +149,21 @@ def summarise(s: dict, cfg: dict) -> dict:
     }
 
 
+def load_real_lm(path: str) -> dict:
+    """The validate_lm stage's summary of the real-LM generations."""
+    try:
+        with open(path) as fh:
+            real = json.load(fh)
+    except (OSError, ValueError) as err:
+        raise InputError(path, f"cannot read the real-LM summary ({err})") from err
+    if not real.get("cells"):
+        raise InputError(path, "no watermarked cells")
+    return real
+
+
 def main(job) -> None:
     metrics = summarise(load_samples(job.input.samples), job.params.settings)
+    metrics["real_lm"] = load_real_lm(job.input.real_lm)
     write_json(job.output.metrics, metrics)
     claims = evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))
     write_claims(job.output.claims, "watermark-power", claims)

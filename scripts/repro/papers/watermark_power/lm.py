@@ -50,12 +50,17 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
+def keyed_hash(key: int, prev: np.ndarray, v: int) -> np.ndarray:
+    """H[i, w]: the keyed hash of (key, prev[i], candidate w) that orders the vocabulary after prev[i]."""
+    with np.errstate(over="ignore"):
+        p = np.asarray(prev).astype(np.uint64)[:, None]
+        cand = np.arange(v, dtype=np.uint64)[None, :]
+        return splitmix64(splitmix64(np.uint64(key) ^ p * np.uint64(0x100000001B3)) ^ cand)
+
+
 def green_ranks(key: int, v: int) -> np.ndarray:
     """R[prev, w]: rank of candidate w in the keyed order for previous token prev (each row a permutation)."""
-    with np.errstate(over="ignore"):
-        prev = np.arange(v, dtype=np.uint64)[:, None]
-        cand = np.arange(v, dtype=np.uint64)[None, :]
-        h = splitmix64(splitmix64(np.uint64(key) ^ prev * np.uint64(0x100000001B3)) ^ cand)
+    h = keyed_hash(key, np.arange(v), v)
     ranks = np.empty((v, v), dtype=np.int32)
     order = np.argsort(h, axis=1, kind="stable")
     np.put_along_axis(ranks, order, np.arange(v, dtype=np.int32)[None, :].repeat(v, 0), axis=1)
@@ -64,6 +69,24 @@ def green_ranks(key: int, v: int) -> np.ndarray:
 
 def green_size(gamma: float, v: int) -> int:
     return int(round(gamma * v))
+
+
+def green_mask(key: int, prev: np.ndarray, v: int, gamma: float) -> np.ndarray:
+    """Rows ``green_ranks(key, v)[prev] < green_size(gamma, v)`` without the V x V table (LLM vocabularies):
+    the green list after each previous token is its green_size lowest keyed hashes."""
+    h = keyed_hash(key, prev, v)
+    size = green_size(gamma, v)
+    return h <= np.partition(h, size - 1, axis=1)[:, size - 1 : size]
+
+
+def is_green(key: int, prev: np.ndarray, tokens: np.ndarray, v: int, gamma: float, chunk: int = 64) -> np.ndarray:
+    """Whether each token is in the green list of its previous token (same shapes), a few rows of V at a time."""
+    flat_prev, flat_tok = np.ravel(prev), np.ravel(tokens)
+    out = np.empty(flat_tok.size, dtype=bool)
+    for s in range(0, flat_tok.size, chunk):
+        mask = green_mask(key, flat_prev[s : s + chunk], v, gamma)
+        out[s : s + chunk] = mask[np.arange(mask.shape[0]), flat_tok[s : s + chunk]]
+    return out.reshape(np.shape(tokens))
 
 
 def first_occurrences(prev: np.ndarray, tokens: np.ndarray, v: int) -> np.ndarray:
