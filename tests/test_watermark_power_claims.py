@@ -31,6 +31,7 @@ def metrics(**override):
         "kl_drops_with_delta": 0,
         "entropy_power_gap": [0.1, 0.15, 0.12, 0.2],
         "calibration": [{"budget": 0.2, "choice": cells[0], "dominated_by": []}],
+        "real_lm": {"cells": [cell(0.25, 1.0, 24, 0.5, 0.25, 0.75, 0.37, 0.1)]},
     }
     return base | override
 
@@ -74,8 +75,16 @@ def test_dominated_choice_fails():
     assert verdict(CLAIMS, "wm_calibrated_on_front", metrics(calibration=calibration)) == "fails"
 
 
+@pytest.mark.counterfactual("watermark-power", "wm_real_lm_power_prediction")
+def test_real_lm_detection_at_the_unwatermarked_rate_fails():
+    """The unwatermarked generations' detection rate (0 of 16) in place of the watermarked one."""
+    negatives = cell(0.25, 1.0, 24, 0.0, 0.0, 0.21, 0.37, 0.0)
+    assert verdict(CLAIMS, "wm_real_lm_power_prediction", metrics(real_lm={"cells": [negatives]})) == "fails"
+
+
 def test_broken_identity_hash_and_missing_inputs_fail():
     assert verdict(CLAIMS, "wm_kl_identity", metrics(kl_identity_error=1e-6)) == "fails"
     assert verdict(CLAIMS, "wm_hash_deterministic", metrics(hash_same_key_equal=False)) == "fails"
     assert verdict(CLAIMS, "wm_power_prediction", metrics(cells=[])) == "fails"
     assert verdict(CLAIMS, "wm_fpr_at_level", {"false_positive": None}) == "fails"
+    assert verdict(CLAIMS, "wm_real_lm_power_prediction", metrics(real_lm={"cells": []})) == "fails"
