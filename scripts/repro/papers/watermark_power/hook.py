@@ -39,11 +39,10 @@ class GreenListHook:
         scores[:, self.suppress] = -torch.inf
         prev = input_ids[:, -1].numpy()
         mask = torch.from_numpy(green_mask(self.key, prev, scores.shape[1], self.gamma))
-        logp = torch.log_softmax(scores.float(), dim=-1)
-        p = logp.exp()
-        self.p_green.append((p * mask).sum(dim=-1))
-        self.entropy.append(-(p * torch.where(p > 0, logp, 0.0)).sum(dim=-1))
-        return scores + self.delta * mask if self.delta else scores
+        p = torch.softmax(scores.float(), dim=-1)
+        self.p_green.append(torch.where(mask, p, 0.0).sum(dim=-1))
+        self.entropy.append(torch.special.entr(p).sum(dim=-1))
+        return torch.where(mask, scores + self.delta, scores) if self.delta else scores
 
     def extras(self, row: int, length: int) -> dict:
         return {
