@@ -17,6 +17,12 @@ def power_figure(m: dict, path: str) -> None:
         emp = np.array([c["empirical"]["rate"] for c in cells])
         err = np.array([[e - c["empirical"]["low"], c["empirical"]["high"] - e] for e, c in zip(emp, cells)]).T
         ax.errorbar([c["predicted"] for c in cells], emp, yerr=err, fmt="o", ms=3, color=f"C{i}", label=f"T = {t}")
+    real = m.get("real_lm", {}).get("cells", [])
+    if real:
+        emp = np.array([c["empirical"]["rate"] for c in real])
+        err = np.array([[e - c["empirical"]["low"], c["empirical"]["high"] - e] for e, c in zip(emp, real)]).T
+        label = f"SmolLM2, T = {real[0]['T']}"
+        ax.errorbar([c["predicted"] for c in real], emp, yerr=err, fmt="s", ms=5, mfc="none", color="k", label=label)
     ax.plot([0, 1], [0, 1], "k--", lw=0.8)
     ax.set(xlabel="predicted power", ylabel="empirical power (95% CI)")
     ax.legend()
