@@ -108,11 +108,12 @@ def tabulate(workdir: Path) -> dict[str, Cost]:
         if inside is not None:
             cost.startup.append(bench.get("s", 0.0) - inside)
     counts = job_counts(workdir)
+    data_prefixes = tuple(data_rule_prefixes(workdir))
     for group, cost in costs.items():
         prefix = group.replace("-", "_") + "_"
         ran = sum(n for rule, n in counts.items() if rule.startswith(prefix) or rule == prefix[:-1])
         if group == "data":
-            ran = sum(n for rule, n in counts.items() if any(rule.startswith(s) for s in data_rule_prefixes(workdir)))
+            ran = sum(n for rule, n in counts.items() if rule.startswith(data_prefixes))
         cost.jobs = ran or cost.benchmarked
     return dict(costs)
 
