@@ -15,7 +15,14 @@ declare_paper(
             "benchmark": "results/geocoupling/data/benchmark.npz",
             "manifest": "results/geocoupling/data/manifest.json",
         },
-        settings=["benchmark", "residues", "designable", "val_fraction", "data_seed", "chains"],
+        settings=[
+            "benchmark",
+            "residues",
+            "designable",
+            "val_fraction",
+            "data_seed",
+            "chains",
+        ],
     ),
     stage(
         "train",
