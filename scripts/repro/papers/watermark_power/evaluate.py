@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from scipy.stats import binom, norm
 
-from repro.claims import binomial_interval, evaluate_claims, write_claims
+from repro.claims import evaluate_claims, write_claims
 from repro.io import InputError, write_json
 from repro.papers.watermark_power.claims import CLAIMS
-from repro.papers.watermark_power.theory import green_prob, kl_per_step, power, power_formula, z_score
+from repro.papers.watermark_power.detection import detected, detected_exact, rate
+from repro.papers.watermark_power.theory import green_prob, kl_per_step, power, power_formula
 from repro.registry import load_reported
 
 REQUIRED = ("cal_p_green", "cal_green", "cal_scored", "wm_p_green", "wm_green", "wm_scored", "wm_entropy")
@@ -25,21 +25,6 @@ def load_samples(path: str) -> dict[str, np.ndarray]:
     if missing:
         raise InputError(path, f"missing arrays {missing}")
     return s
-
-
-def detected(green: np.ndarray, scored: np.ndarray, gamma: float, alpha: float) -> np.ndarray:
-    return z_score(green, scored, gamma) > norm.isf(alpha)
-
-
-def detected_exact(green: np.ndarray, scored: np.ndarray, gamma: float, alpha: float) -> np.ndarray:
-    """Exact one-sided binomial test of the green count."""
-    t, g = scored.sum(axis=1), (green & scored).sum(axis=1)
-    return binom.sf(g - 1, t, gamma) < alpha
-
-
-def rate(hits: np.ndarray) -> dict:
-    m = binomial_interval(int(np.sum(hits)), int(hits.size))
-    return {"rate": m.value, "low": m.interval.low, "high": m.interval.high, "n": int(hits.size)}
 
 
 def cell_table(s: dict, cfg: dict) -> list[dict]:
