@@ -19,8 +19,12 @@ rule structures_data:
         package_manifests=[
             f"data/packages/{p}/manifest.json" for p in STRUCTURES_PACKAGES
         ],
+        # the folder a user places: its absence is reported by the stage, naming the path
         user_files=(
-            [STRUCTURES["local"]["root"]] if STRUCTURES["source"] == "local" else []
+            [STRUCTURES["local"]["root"]]
+            if STRUCTURES["source"] == "local"
+            and Path(STRUCTURES["local"]["root"]).exists()
+            else []
         ),
         code=code_closure("repro.data.structures.build"),
     output:
