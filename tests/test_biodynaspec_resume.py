@@ -50,12 +50,11 @@ def run(atlas, tmp_path, name: str, model: str) -> dict:
             splits=str(atlas / "splits"),
             code=[train.__file__],
         ),
-        output=NS(model=str(tmp_path / f"{name}.pt")),
-        params=NS(settings=SETTINGS, seed=0, device="cpu", checkpoints=str(tmp_path / f"ckpt_{name}")),
-        wildcards=NS(model=model),
+        output=NS(**{f"model_{model}": str(tmp_path / f"{name}.pt")}),
+        params=NS(settings=SETTINGS, seed=0, device="cpu", checkpoints=str(tmp_path / f"ckpt_{name}"), models=[model]),
     )
     train.main(job)
-    return torch.load(job.output.model, weights_only=False)
+    return torch.load(tmp_path / f"{name}.pt", weights_only=False)
 
 
 @pytest.mark.parametrize("model", ["biodynaspec", "flow"])

@@ -90,6 +90,18 @@ def test_budget_block_sums_steps_and_keeps_an_unmeasured_peak_unknown(checkout):
     assert "| **total** | 4 | 3 | n/a |" in block
 
 
+def test_budget_block_takes_cpu_and_peak_from_a_step_log_that_reports_them(checkout):
+    # Snakemake's benchmark keeps its last CPU sample (every 30 s after the first 15 s): the log's figure wins.
+    write_text(
+        checkout / "logs/alpha/train.log",
+        "x running repro.papers.alpha.train\nrepro.papers.alpha.train done in 1.2 s (process: 40.5 CPU-s, peak 900 MB)\n",
+    )
+    update_all(checkout)
+    block = (checkout / "docs/papers/alpha.md").read_text().split(BUDGET_BEGIN)[1].split(BUDGET_END)[0]
+    assert "| data | 1.5 | 1 | 100 |" in block and "| train | 2.5 | 40.5 | 900 |" in block
+    assert "| **total** | 4 | 41.5 | 900 |" in block
+
+
 def test_page_without_results_is_left_as_it_is(checkout):
     update_all(checkout)
     assert (checkout / "docs/papers/beta-x.md").read_text() == PAGE

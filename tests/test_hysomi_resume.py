@@ -53,12 +53,14 @@ def run(data, tmp_path, name: str, method: str) -> str:
             constraints=data["constraints"],
             code=[train.__file__],
         ),
-        output=NS(run=str(tmp_path / f"{name}.npz")),
-        params=NS(settings=SETTINGS, seed=0, device="cpu", checkpoints=str(tmp_path / f"ckpt_{name}")),
-        wildcards=NS(complexity="L1", method=method),
+        output=NS(**{f"run_{method}": str(tmp_path / f"{name}.npz")}),
+        params=NS(
+            settings=SETTINGS, seed=0, device="cpu", checkpoints=str(tmp_path / f"ckpt_{name}"), methods=[method]
+        ),
+        wildcards=NS(complexity="L1"),
     )
     train.main(job)
-    return job.output.run
+    return str(tmp_path / f"{name}.npz")
 
 
 @pytest.mark.parametrize("method", ["constrained", "calibrated"])

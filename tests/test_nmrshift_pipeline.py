@@ -46,12 +46,37 @@ def _train(spectra, tmp, variant, name=None):
     out = tmp / f"{name or variant}.parquet"
     job = Job(
         SimpleNamespace(labelled=spectra.labelled, unlabelled=spectra.unlabelled, code=[train.__file__]),
-        SimpleNamespace(predictions=str(out)),
-        SimpleNamespace(settings=SETTINGS, seed=0, device="cpu", checkpoints=str(tmp / "ckpt" / (name or variant))),
-        SimpleNamespace(nucleus="1H", variant=variant),
+        SimpleNamespace(**{f"predictions_1H_{variant}": str(out)}),
+        SimpleNamespace(
+            settings=SETTINGS,
+            seed=0,
+            device="cpu",
+            checkpoints=str(tmp / "ckpt" / (name or variant)),
+            runs=[("1H", variant)],
+        ),
     )
     train.main(job)
     return out
+
+
+def test_runs_grouped_in_one_job_equal_runs_in_jobs_of_their_own(spectra, tmp_path):
+    alone = [pd.read_parquet(_train(spectra, tmp_path, v)) for v in ("supervised", "semi")]
+    outputs = {f"predictions_1H_{v}": str(tmp_path / f"grouped_{v}.parquet") for v in ("supervised", "semi")}
+    job = Job(
+        SimpleNamespace(labelled=spectra.labelled, unlabelled=spectra.unlabelled, code=[train.__file__]),
+        SimpleNamespace(**outputs),
+        SimpleNamespace(
+            settings=SETTINGS,
+            seed=0,
+            device="cpu",
+            checkpoints=str(tmp_path / "ckpt" / "grouped"),
+            runs=[("1H", "supervised"), ("1H", "semi")],
+        ),
+    )
+    train.main(job)
+    for frame, path in zip(alone, outputs.values()):
+        grouped = pd.read_parquet(path)
+        assert len(grouped) == len(frame) and all(np.array_equal(a, b) for a, b in zip(frame["pred"], grouped["pred"]))
 
 
 def test_train_evaluate_writes_metrics_and_computed_claims(spectra, tmp_path, repo):
@@ -104,9 +129,10 @@ def test_transformer_backbone_trains_through_the_same_path(spectra, tmp_path):
     out = tmp_path / "t.parquet"
     job = Job(
         SimpleNamespace(labelled=spectra.labelled, unlabelled=spectra.unlabelled, code=[train.__file__]),
-        SimpleNamespace(predictions=str(out)),
-        SimpleNamespace(settings=settings, seed=0, device="cpu", checkpoints=str(tmp_path / "ck")),
-        SimpleNamespace(nucleus="13C", variant="semi"),
+        SimpleNamespace(predictions_13C_semi=str(out)),
+        SimpleNamespace(
+            settings=settings, seed=0, device="cpu", checkpoints=str(tmp_path / "ck"), runs=[("13C", "semi")]
+        ),
     )
     train.main(job)
     frame = pd.read_parquet(out)

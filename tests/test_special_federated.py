@@ -7,14 +7,13 @@ import torch
 from repro.papers.special.federated import (
     Population,
     Protocol,
-    Task,
     Variant,
     dirichlet_partition,
     local_batches,
     segment_residual,
     server_step,
 )
-from repro.smallnets import MLP
+from repro.smallnets import MLP, Task
 
 
 def toy_tasks(k: int = 3, n: int = 80, d: int = 6, seed: int = 0) -> list[Task]:

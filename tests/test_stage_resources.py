@@ -17,7 +17,7 @@ from test_slurm_harness import copy_tree, loaded_workflow, planned_jobs
 
 from repro.code_closure import import_closure, imported_modules
 from repro.config import load_config
-from repro.stages import DEFAULT_RESOURCES, check_gpu_env, select_settings, stage_resources
+from repro.stages import DEFAULT_RESOURCES, check_gpu_env, job_groups, select_settings, stage_name, stage_resources
 
 SCALES = {"default": [], "full": ["--configfile", "config/full.yaml"]}
 GPU_ENV = "envs/torch.yaml"
@@ -154,6 +154,24 @@ def test_select_settings_gives_only_the_named_keys():
     assert select_settings(section, ["model"]) == {"model": {"w": 2}}
     with pytest.raises(ValueError, match=r"\['lr'\]"):
         select_settings(section, ["lr", "epochs"])
+
+
+def test_job_groups_split_runs_per_run_or_by_the_grouping_key():
+    runs = [("1H", "semi"), ("13C", "semi"), ("1H", "hose")]
+    assert job_groups({}, "train", runs) == {
+        "1H_semi": [("1H", "semi")],
+        "13C_semi": [("13C", "semi")],
+        "1H_hose": [("1H", "hose")],
+    }
+    grouped = {"jobs": {"train": "grouped"}}
+    assert job_groups(grouped, "train", runs, key=lambda run: run[:1]) == {
+        "1H": [("1H", "semi"), ("1H", "hose")],
+        "13C": [("13C", "semi")],
+    }
+    assert job_groups(grouped, "train", runs) == {"": runs}, "no key: every run in one job"
+    assert job_groups(grouped, "evaluate", runs).keys() == {"1H_semi", "13C_semi", "1H_hose"}, "other stages per run"
+    assert [stage_name("train", k) for k in ("", "1H")] == ["train", "train_1H"]
+    assert "jobs" not in select_settings({"jobs": {"train": "grouped"}, "epochs": 3}, None), "jobs is workflow-only"
 
 
 def _write(root: Path, files: dict[str, str]) -> None:

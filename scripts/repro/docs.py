@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from repro.entry import logged_usage
 from repro.io import InputError
 from repro.registry import load_papers
 from repro.scoreboard import (
@@ -106,18 +107,28 @@ def read_benchmark(path: Path) -> dict[str, float]:
     }
 
 
-def budget_block(bench_dir: Path, shown: str) -> str:
+def budget_block(bench_dir: Path, shown: str, log_dir: Path | None = None) -> str:
     """Per step wall s, CPU s and max RSS MB, and the paper's totals (sums; the largest RSS; NaN, shown
-    as n/a, where a step was not measured); ``shown`` is how the text names the folder."""
+    as n/a, where a step was not measured); ``shown`` is how the text names the folder.
+
+    CPU and peak memory come from each step's log in ``log_dir`` where it reports them (the stage process's
+    getrusage): Snakemake's benchmark samples CPU every 0.5 s for 15 s, then every 30 s, and keeps the
+    last sample, so it undercounts steps of 20 to 45 s.
+    """
     steps = {p.stem: read_benchmark(p) for p in sorted(bench_dir.glob("*.tsv"))}
     if not steps:
         raise InputError(bench_dir, "no benchmark files (*.tsv)")
+    for name, bench in steps.items():
+        usage = logged_usage(log_dir / f"{name}.log") if log_dir is not None else None
+        if usage is not None:
+            bench["cpu"], bench["rss"] = usage[0], max(usage[1], np.nan_to_num(bench["rss"]))
     body = [[md_cell(name), fmt(b["wall"]), fmt(b["cpu"]), fmt(b["rss"])] for name, b in steps.items()]
     walls, cpus, rss = (np.array([b[key] for b in steps.values()]) for key in ("wall", "cpu", "rss"))
     body.append(["**total**", fmt(float(np.sum(walls))), fmt(float(np.sum(cpus))), fmt(float(np.max(rss)))])
     head = (
-        f"Generated from `{shown}/*.tsv` by `python -m repro.docs` (the last run's "
-        "benchmark files; the total wall time is a sum over jobs, which may run in parallel)."
+        f"Generated from `{shown}/*.tsv` and the steps' logs by `python -m repro.docs` (the last run's "
+        "benchmark files, with CPU and peak memory as each step's process reported them in its log; the "
+        "total wall time is a sum over jobs, which may run in parallel)."
     )
     return head + "\n\n" + md_table(["step", "wall s", "CPU s", "max RSS MB"], body)
 
@@ -136,7 +147,7 @@ def update_page(page: Path, root: Path) -> list[str]:
         done.append("results")
     bench_dir = Path("results/benchmarks") / slug
     if list((root / bench_dir).glob("*.tsv")):
-        block = budget_block(root / bench_dir, bench_dir.as_posix())
+        block = budget_block(root / bench_dir, bench_dir.as_posix(), root / "logs" / slug)
         text = replace_block(text, BUDGET_BEGIN, BUDGET_END, block, page)
         done.append("budget")
     page.write_text(text)

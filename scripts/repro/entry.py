@@ -10,11 +10,16 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import re
+import resource
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+# The last line a stage's log gets (see run); benchmarks/default_run.py and repro.docs read it back.
+USAGE_LINE = re.compile(r"done in ([\d.]+) s \(process: ([\d.]+) CPU-s, peak ([\d.]+) MB\)")
 
 
 @dataclass
@@ -66,4 +71,30 @@ def run(smk: Any) -> None:
         except Exception as err:
             log.error("%s failed: %s", smk.params.entry, err, exc_info=True)
             raise
-        log.info("%s done in %.1f s", smk.params.entry, time.perf_counter() - start)
+        cpu, peak_mb = process_usage()
+        log.info(
+            "%s done in %.1f s (process: %.1f CPU-s, peak %.0f MB)",
+            smk.params.entry,
+            time.perf_counter() - start,
+            cpu,
+            peak_mb,
+        )
+
+
+def process_usage() -> tuple[float, float]:
+    """CPU seconds (user + system) and peak resident MB of this process over its life, waited-for children included.
+
+    Why our own figure: Snakemake's ``benchmark:`` samples CPU time every 0.5 s for 15 s, then every 30 s,
+    and keeps the last sample, so a job of 20 to 45 s loses most of its CPU time there.
+    """
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return cpu, max(own.ru_maxrss, children.ru_maxrss) / 1024
+
+
+def logged_usage(log: Path) -> tuple[float, float] | None:
+    """(CPU seconds, peak MB) a stage's log reports for its process, None if the log or the line is missing."""
+    if not log.is_file():
+        return None
+    found = USAGE_LINE.findall(log.read_text(errors="replace"))
+    return (float(found[-1][1]), float(found[-1][2])) if found else None

@@ -1,4 +1,4 @@
-"""Small networks and one ``fit`` for the digit papers (nmnc, loda, special, ccdb, sfda-regression).
+"""Small networks, a task record and one ``fit`` for the digit papers (nmnc, loda, special, ccdb, sfda-regression).
 
 Why shared: five papers train an MLP or a small CNN on arrays that fit in memory, with seeded batch
 orders, optional per-sample weights (reweighting methods) and resumable checkpoints; ``fit`` wraps
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -20,6 +21,28 @@ from repro.training import TrainResult, epoch_rng, fingerprint_of, train
 
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"relu": F.relu, "tanh": torch.tanh}
 LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+@dataclass
+class Task:
+    """One task (or domain) of a sequence: flattened float32 inputs and their labels, training and test.
+
+    Shared by the continual (loda) and federated continual (special) papers, whose methods see tasks in turn.
+    """
+
+    x_train: torch.Tensor
+    y_train: torch.Tensor
+    x_test: torch.Tensor
+    y_test: torch.Tensor
+
+    @classmethod
+    def from_arrays(cls, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray) -> Task:
+        """Each sample's array flattened to a float32 vector (the MLPs' input)."""
+
+        def flat(x: np.ndarray) -> torch.Tensor:
+            return torch.as_tensor(x.reshape(len(x), -1), dtype=torch.float32)
+
+        return cls(flat(x_train), torch.as_tensor(y_train), flat(x_test), torch.as_tensor(y_test))
 
 
 class MLP(nn.Module):

@@ -6,14 +6,14 @@ the start of a line as rule directives.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 # What a stage gets when its paper's config names no resources for it (smoke scale: tiny jobs).
 DEFAULT_RESOURCES = {"threads": 1, "mem_mb": 2000, "runtime": 30, "gpu": 0}
 # Keys of a paper section that configure the workflow, not a stage's computation.
-WORKFLOW_KEYS = ("enabled", "resources", "data")
+WORKFLOW_KEYS = ("enabled", "resources", "data", "jobs")
 # Conda envs whose code can run on a GPU; a stage in any other env never asks for one.
 GPU_ENVS = ("torch",)
 
@@ -76,3 +76,30 @@ def select_settings(section: Mapping[str, Any], keys: list[str] | None) -> dict[
     if missing:
         raise ValueError(f"stage reads config keys {missing} its paper section lacks")
     return {k: section[k] for k in keys}
+
+
+def job_groups(
+    section: Mapping[str, Any],
+    stage: str,
+    runs: Sequence[tuple[str, ...]],
+    key: Callable[[tuple[str, ...]], tuple[str, ...]] = lambda run: (),
+) -> dict[str, list[tuple[str, ...]]]:
+    """The jobs of a stage with several runs (variants, methods, models): ``{name suffix: runs of that job}``.
+
+    ``section['jobs'][stage]`` is ``per_run`` (the default: each run its own job, named by its parts) or
+    ``grouped`` (the runs sharing ``key`` share one job, named by the key). Why both: every job pays an
+    interpreter start and its imports (``import torch`` alone is about 2 CPU-seconds here) whatever it
+    computes, so the smoke default, whose trainings take seconds, groups them; at full scale each run
+    takes hours on its own GPU and gets its own job.
+    """
+    if section.get("jobs", {}).get(stage, "per_run") == "per_run":
+        return {"_".join(run): [tuple(run)] for run in runs}
+    groups: dict[Hashable, list[tuple[str, ...]]] = {}
+    for run in runs:
+        groups.setdefault(key(tuple(run)), []).append(tuple(run))
+    return {"_".join(k): v for k, v in groups.items()}
+
+
+def stage_name(stage: str, suffix: str) -> str:
+    """``train`` for the one job of a fully grouped stage, ``train_<suffix>`` otherwise."""
+    return f"{stage}_{suffix}" if suffix else stage

@@ -21,6 +21,8 @@ from repro.stages import (
     WORKFLOW_KEYS,
     Stage,
     check_gpu_env,
+    job_groups,
+    stage_name,
     select_settings as _select,
     stage_resources,
 )

@@ -8,6 +8,14 @@ HYSOMI_RUNS = expand(
     complexity=HYSOMI["complexity"],
     method=HYSOMI_METHODS,
 )
+# In the smoke default (jobs.train: grouped) two training jobs per level, the trait-network methods and the
+# parameter-vector ones, of similar cost, so that two cores run them side by side; one per method otherwise.
+HYSOMI_TRAIN_JOBS = job_groups(
+    HYSOMI,
+    "train",
+    [(m,) for m in HYSOMI_METHODS],
+    key=lambda run: ("parameters",) if run[0] in ("global", "calibrated") else ("networks",),
+)
 HYSOMI_DATA = {
     key: METAGENOME_OUT[key]
     for key in ("traits", "observations", "params_true", "constraints")
@@ -16,25 +24,38 @@ HYSOMI_DATA = {
 
 declare_paper(
     "hysomi",
-    stage(
-        "train",
-        input={k: HYSOMI_DATA[k] for k in ("traits", "observations", "constraints")},
-        output={"run": "results/hysomi/runs/{complexity}/{method}.npz"},
-        constraints={"complexity": "L[123]", "method": "|".join(HYSOMI_METHODS)},
-        env="torch",
-        seed=True,
-        settings=[
-            "n_train",
-            "seeds",
-            "epochs",
-            "lr",
-            "hidden",
-            "lambda_c",
-            "dt",
-            "patience",
-        ],
-        params={"checkpoints": "results/hysomi/checkpoints"},
-    ),
+    *[
+        stage(
+            stage_name("train", suffix),
+            entry="repro.papers.hysomi.train",
+            resources="train",
+            input={
+                k: HYSOMI_DATA[k] for k in ("traits", "observations", "constraints")
+            },
+            output={
+                f"run_{m}": f"results/hysomi/runs/{{complexity}}/{m}.npz"
+                for (m,) in methods
+            },
+            constraints={"complexity": "L[123]"},
+            env="torch",
+            seed=True,
+            settings=[
+                "n_train",
+                "seeds",
+                "epochs",
+                "lr",
+                "hidden",
+                "lambda_c",
+                "dt",
+                "patience",
+            ],
+            params={
+                "checkpoints": "results/hysomi/checkpoints",
+                "methods": [m for (m,) in methods],
+            },
+        )
+        for suffix, methods in HYSOMI_TRAIN_JOBS.items()
+    ],
     stage(
         "evaluate",
         input=HYSOMI_DATA | {"runs": HYSOMI_RUNS},

@@ -8,26 +8,34 @@ NMRSHIFT_RUNS = [
     for n in spec.get("nuclei", NMRSHIFT["nuclei"])
     if n in NMRSHIFT["nuclei"]
 ]
-NMRSHIFT_PREDICTIONS = [
-    f"results/nmrshift/predictions/{n}/{v}.parquet" for n, v in NMRSHIFT_RUNS
-]
+NMRSHIFT_PREDICTION = "results/nmrshift/predictions/{}/{}.parquet"
+NMRSHIFT_PREDICTIONS = [NMRSHIFT_PREDICTION.format(n, v) for n, v in NMRSHIFT_RUNS]
 NMRSHIFT_DATA = {k: SPECTRA_OUT[k] for k in ("labelled", "unlabelled")}
+# One job per nucleus in the smoke default (jobs.train: grouped), one per run at full scale.
+NMRSHIFT_TRAIN_JOBS = job_groups(
+    NMRSHIFT, "train", NMRSHIFT_RUNS, key=lambda run: run[:1]
+)
 
 
 declare_paper(
     "nmrshift",
-    stage(
-        "train",
-        input=NMRSHIFT_DATA,
-        output={
-            "predictions": "results/nmrshift/predictions/{nucleus}/{variant}.parquet"
-        },
-        constraints={"nucleus": "1H|13C", "variant": "[a-z0-9_]+"},
-        env="torch",
-        seed=True,
-        settings=["folds", "n_labelled", "model", "train", "variants"],
-        params={"checkpoints": "results/nmrshift/checkpoints"},
-    ),
+    *[
+        stage(
+            stage_name("train", suffix),
+            entry="repro.papers.nmrshift.train",
+            resources="train",
+            input=NMRSHIFT_DATA,
+            output={
+                f"predictions_{n}_{v}": NMRSHIFT_PREDICTION.format(n, v)
+                for n, v in runs
+            },
+            env="torch",
+            seed=True,
+            settings=["folds", "n_labelled", "model", "train", "variants"],
+            params={"checkpoints": "results/nmrshift/checkpoints", "runs": runs},
+        )
+        for suffix, runs in NMRSHIFT_TRAIN_JOBS.items()
+    ],
     stage(
         "evaluate",
         input=NMRSHIFT_DATA | {"predictions": NMRSHIFT_PREDICTIONS},

@@ -53,10 +53,8 @@ def make_batches(sets, slots, settings: dict, seed: int):
 
 
 def main(job) -> None:
-    settings, name = job.params.settings, job.wildcards.model
-    spec = MODELS[name]
-    seed = int(job.params.seed)
-    seed_everything(seed)
+    """Train every model of ``params.models`` (one, or all the learned ones) on the same training windows."""
+    settings = job.params.settings
     meta = read_meta(job.input.meta)
     names = read_split(Path(job.input.splits) / "atlas_train.csv")
     sets = training_windows(Path(job.input.processed), meta, names, settings["train_replicates"], settings["window"])
@@ -66,6 +64,16 @@ def main(job) -> None:
             f"no training windows of {settings['window']} frames in replicates "
             f"{settings['train_replicates']} of {names}",
         )
+    for name in job.params.models:
+        train_model(job, name, sets)
+
+
+def train_model(job, name: str, sets: list) -> None:
+    """One model, seeded afresh, so it comes out the same whether or not it shares its job."""
+    settings = job.params.settings
+    spec = MODELS[name]
+    seed = int(job.params.seed)
+    seed_everything(seed)
     raw = [to_slots(s.deltas, spec.representation) for s in sets]
     scales = slot_scales(np.concatenate(raw))
     slots = [r / scales[None, :, None, None] for r in raw]
@@ -98,7 +106,7 @@ def main(job) -> None:
     )
     model.cpu()
     save_checkpoint(
-        job.output.model,
+        getattr(job.output, f"model_{name}"),
         {"model": name, "state": model.state_dict(), "scales": scales, "history": result.history, "settings": settings},
     )
     checkpoint.unlink(missing_ok=True)

@@ -58,28 +58,43 @@ class Bounds:
         return torch.where(self.log, logu, lin)
 
 
-def fluxes(x: torch.Tensor, theta: torch.Tensor | tuple[torch.Tensor, ...], f_s: float) -> torch.Tensor:
+def stoichiometry(f_s: float, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """(6, 5) matrix from the process rates to the pools' derivatives.
+
+    Rates, in order: depolymerisation, growth uptake (CUE x uptake), respired uptake ((1 - CUE) x uptake),
+    death, enzyme production, enzyme loss. Every row sums to zero: what one pool loses another gains
+    (CO2 included), so total carbon is conserved. One matrix product replaces five sums of terms, which
+    halves the operations autograd records per step: training is bound by that count, not by arithmetic.
+    """
+    return torch.tensor(
+        [
+            # SOC   DOC         MBC   ENZ   CO2
+            [-1.0, 1.0, 0.0, 0.0, 0.0],
+            [0.0, -1.0, 1.0, 0.0, 0.0],
+            [0.0, -1.0, 0.0, 0.0, 1.0],
+            [f_s, 1.0 - f_s, -1.0, 0.0, 0.0],
+            [0.0, 0.0, -1.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0, -1.0, 0.0],
+        ],
+        dtype=dtype,
+    )
+
+
+def fluxes(x: torch.Tensor, theta: torch.Tensor | tuple[torch.Tensor, ...], f_s: float | torch.Tensor) -> torch.Tensor:
     """Right-hand side dx/dt for states ``x[..., 5]`` and parameters ``theta[..., 8]`` (closed system).
 
-    ``theta`` may also be the tuple of its 8 columns, which the solver unbinds once per solve.
+    ``theta`` may also be the tuple of its 8 columns, and ``f_s`` the :func:`stoichiometry` matrix, which the
+    solver builds once per solve.
     """
-    soc, doc, mbc, enz = x[..., 0], x[..., 1], x[..., 2], x[..., 3]
+    soc, doc, mbc, enz, _ = x.unbind(-1)
     v_d, k_d, v_u, k_u, cue, r_d, r_ep, r_el = theta.unbind(-1) if isinstance(theta, torch.Tensor) else theta
-    depoly = v_d * enz * soc / (k_d + soc)
+    matrix = f_s if isinstance(f_s, torch.Tensor) else stoichiometry(f_s, x.dtype)
     uptake = v_u * mbc * doc / (k_u + doc)
-    death = r_d * mbc
-    enz_prod = r_ep * mbc
-    enz_loss = r_el * enz
-    return torch.stack(
-        [
-            -depoly + f_s * death,
-            depoly - uptake + (1.0 - f_s) * death + enz_loss,
-            cue * uptake - death - enz_prod,
-            enz_prod - enz_loss,
-            (1.0 - cue) * uptake,
-        ],
-        dim=-1,
+    growth = cue * uptake
+    rates = torch.stack(
+        [v_d * enz * soc / (k_d + soc), growth, uptake - growth, r_d * mbc, r_ep * mbc, r_el * enz], dim=-1
     )
+    return rates @ matrix
 
 
 def observation_steps(times: list[float] | torch.Tensor, dt: float) -> list[int]:
@@ -96,6 +111,7 @@ def observation_steps(times: list[float] | torch.Tensor, dt: float) -> list[int]
 MAX_SUBSTEPS = 256
 
 
+@torch.no_grad()
 def fastest_rate(x: torch.Tensor, theta: torch.Tensor) -> float:
     """Upper bound on the fastest relative outflow rate (d-1) of any pool, over the batch.
 
@@ -112,15 +128,16 @@ def fastest_rate(x: torch.Tensor, theta: torch.Tensor) -> float:
         ],
         dim=-1,
     )
-    return float(rates.detach().max())
+    return float(rates.max())
 
 
-def rk4_step(x: torch.Tensor, theta: torch.Tensor, h: float, f_s: float) -> torch.Tensor:
+def rk4_step(x: torch.Tensor, theta, h: float, f_s: float | torch.Tensor) -> torch.Tensor:
     k1 = fluxes(x, theta, f_s)
-    k2 = fluxes(x + 0.5 * h * k1, theta, f_s)
-    k3 = fluxes(x + 0.5 * h * k2, theta, f_s)
-    k4 = fluxes(x + h * k3, theta, f_s)
-    return x + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    k2 = fluxes(torch.add(x, k1, alpha=0.5 * h), theta, f_s)
+    k3 = fluxes(torch.add(x, k2, alpha=0.5 * h), theta, f_s)
+    k4 = fluxes(torch.add(x, k3, alpha=h), theta, f_s)
+    slope = torch.add(torch.add(k1, k2, alpha=2.0), torch.add(k4, k3, alpha=2.0))
+    return torch.add(x, slope, alpha=h / 6.0)
 
 
 def simulate(x0: torch.Tensor, theta: torch.Tensor, times: list[float], dt: float, f_s: float) -> torch.Tensor:
@@ -136,6 +153,7 @@ def simulate(x0: torch.Tensor, theta: torch.Tensor, times: list[float], dt: floa
     out: dict[int, torch.Tensor] = {}
     x = x0
     columns = theta.unbind(-1)
+    matrix = stoichiometry(f_s, x0.dtype)
     for k in range(max(steps) + 1):
         if k in keep:
             out[k] = x
@@ -145,5 +163,5 @@ def simulate(x0: torch.Tensor, theta: torch.Tensor, times: list[float], dt: floa
         if n_sub > MAX_SUBSTEPS:
             raise FloatingPointError(f"soil model too stiff at t = {k * dt} d ({n_sub} substeps needed)")
         for _ in range(n_sub):
-            x = rk4_step(x, columns, dt / n_sub, f_s)
+            x = rk4_step(x, columns, dt / n_sub, matrix)
     return torch.stack([out[k] for k in steps], dim=-2)

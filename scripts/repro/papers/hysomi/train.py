@@ -1,4 +1,4 @@
-"""Train one method on one complexity level for every (training-set size, seed) member at once.
+"""Train methods (one per job, or all of them) on one complexity level, for every (training-set size, seed) member at once.
 
 Methods: ``constrained`` (hybrid, lambda_c from config), ``unconstrained`` (hybrid, lambda_c = 0),
 ``global`` (B1: one parameter vector, same loss), ``blackbox`` (B4: traits -> observed trajectories),
@@ -90,15 +90,26 @@ def data_loss(traj: torch.Tensor, split: Split, scale: torch.Tensor, weight: tor
 
 
 def main(job) -> None:
-    settings = job.params.settings
-    method, level = job.wildcards.method, job.wildcards.complexity
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; expected one of {METHODS}")
-    device = pick_device(job.params.device)
-    log.info("training %s on %s (device %s; the ODE runs in float64 on the CPU)", method, level, device)
+    """Train every method of ``params.methods`` (one, or all of them) on the job's complexity level.
+
+    The level's data and constraints are read once for all of its methods.
+    """
+    unknown = [m for m in job.params.methods if m not in METHODS]
+    if unknown:
+        raise ValueError(f"unknown methods {unknown}; expected some of {METHODS}")
+    level = job.wildcards.complexity
     bounds = Bounds.from_yaml(job.input.constraints)
     ratios = load_ratios(job.input.constraints)
     data = load_level(job.input.traits, job.input.observations, level)
+    for method in job.params.methods:
+        train_method(job, method, level, data, bounds, ratios)
+
+
+def train_method(job, method: str, level: str, data: LevelData, bounds: Bounds, ratios) -> None:
+    """One method on one level, for every member; written to the job's ``run_<method>`` output."""
+    settings = job.params.settings
+    device = pick_device(job.params.device)
+    log.info("training %s on %s (device %s; the ODE runs in float64 on the CPU)", method, level, device)
     train_split, val_split, test_split = (data.splits[s] for s in ("train", "val", "test"))
     members = [(n, s) for n in settings["n_train"] for s in settings["seeds"]]
     order = np.random.default_rng(job.params.seed).permutation(len(train_split.ids))
@@ -159,7 +170,7 @@ def main(job) -> None:
             theta, traj = (torch.from_numpy(extra[f"{k}_nearest"]) for k in ("theta", "traj"))
         else:
             theta, traj = predict(model, method, test_split, data, dt, bounds)
-    with atomic_path(job.output.run) as tmp:
+    with atomic_path(getattr(job.output, f"run_{method}")) as tmp:
         with open(tmp, "wb") as fh:
             np.savez(
                 fh,

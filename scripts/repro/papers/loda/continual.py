@@ -22,6 +22,7 @@ from torch import nn
 from repro.papers.loda import subspaces as sp
 from repro.papers.loda.gao import GAOOptimizer, gao_loss
 from repro.papers.loda.lora import LoRALinear, layer_inputs, wrap_linears
+from repro.smallnets import Task
 from repro.training import epoch_rng, fingerprint_of, train
 
 
@@ -47,14 +48,6 @@ METHODS = {
     "loda_null_isolated": Method("loda", isolated_from_null_space=True),
     "joint": Method("joint"),
 }
-
-
-@dataclass
-class Task:
-    x_train: torch.Tensor
-    y_train: torch.Tensor
-    x_test: torch.Tensor
-    y_test: torch.Tensor
 
 
 @dataclass

@@ -20,8 +20,8 @@ import torch
 from repro.data.images import read_images
 from repro.data.images.derived import domain_sequence
 from repro.io import atomic_path, write_json, write_npz
-from repro.papers.loda.continual import ContinualRun, Task
-from repro.smallnets import MLP, fit
+from repro.papers.loda.continual import ContinualRun
+from repro.smallnets import MLP, Task, fit
 from repro.training import fingerprint_of
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ def load_tasks(path: str, source: str, domains: list[str], seed: int):
     train, test = data.subset("train"), data.subset("test")
     tr = domain_sequence(train.images, train.labels, domains, seed, disjoint=True)
     te = domain_sequence(test.images, test.labels, domains, seed + 1)
-    tasks = [Task(flat(a), torch.as_tensor(b), flat(c), torch.as_tensor(d)) for (a, b), (c, d) in zip(tr, te)]
+    tasks = [Task.from_arrays(a, b, c, d) for (a, b), (c, d) in zip(tr, te)]
     return flat(train.images), torch.as_tensor(train.labels), tasks
 
 

@@ -1,4 +1,4 @@
-"""Stage ``nmrshift_train``: one nucleus and one variant, trained and predicted on every CV fold.
+"""Stage ``nmrshift_train``: (nucleus, variant) runs, each trained and predicted on every CV fold.
 
 Batch objective (brief §3): L = (1/N1) sum L_atom + lambda (1/N2) sum L_mol over a labelled
 half-batch (B1 molecules) and an unlabelled half-batch (B2 spectra); shifts are standardised
@@ -151,15 +151,32 @@ def predict(
 
 
 def main(job) -> None:
-    settings = job.params.settings
-    device = pick_device(job.params.device)
-    nucleus, name = job.wildcards.nucleus, job.wildcards.variant
-    variant = settings["variants"][name]
+    """Train and predict every (nucleus, variant) run of this job (``params.runs``: one, or a nucleus's all).
+
+    The records of a nucleus, and their fixed input features, are loaded once for all its runs.
+    """
+    records: dict[str, tuple[RecordSet, RecordSet]] = {}
+    for nucleus, name in job.params.runs:
+        if nucleus not in records:
+            records[nucleus] = load_nucleus(job, nucleus)
+        predict_run(job, nucleus, name, *records[nucleus])
+
+
+def load_nucleus(job, nucleus: str) -> tuple[RecordSet, RecordSet]:
+    """Labelled and unlabelled records of one nucleus, with the backbone's fixed features attached."""
     labelled = load_records(job.input.labelled, nucleus)
     unlabelled = load_records(job.input.unlabelled, nucleus)
-    probe = build_model(settings["model"], variant["solvent"])
+    probe = build_model(job.params.settings["model"], "none")
     labelled.attach_features(probe)
     unlabelled.attach_features(probe)
+    return labelled, unlabelled
+
+
+def predict_run(job, nucleus: str, name: str, labelled: RecordSet, unlabelled: RecordSet) -> None:
+    """One run: every fold of variant ``name`` trained (or looked up) and predicted, written to its parquet."""
+    settings = job.params.settings
+    device = pick_device(job.params.device)
+    variant = settings["variants"][name]
     # Checkpoints are keyed by the settings and the code that shape them, so a changed config or model
     # never resumes a stale run.
     fingerprint = fingerprint_of([settings, name, nucleus, job.params.seed], job.input.code)
@@ -197,5 +214,5 @@ def main(job) -> None:
             len(data["labelled_train"]),
             len(data["unlabelled_train"]),
         )
-    with atomic_path(job.output.predictions) as tmp:
+    with atomic_path(getattr(job.output, f"predictions_{nucleus}_{name}")) as tmp:
         pd.DataFrame(rows).assign(nucleus=nucleus, variant=name).to_parquet(tmp, index=False)

@@ -17,6 +17,8 @@ import torch
 import torch.nn.functional as F
 from torch.func import functional_call, vmap
 
+from repro.smallnets import Task
+
 Params = dict[str, torch.Tensor]
 METHODS = ("fedavg", "special", "fedprox", "special_c", "replay")
 
@@ -58,16 +60,6 @@ class Variant:
             raise ValueError(f"{self.name}: a server weight mu belongs to method 'special' only")
         if self.client_mu and self.method not in ("fedprox", "special_c"):
             raise ValueError(f"{self.name}: a client weight belongs to 'fedprox' or 'special_c' only")
-
-
-@dataclass
-class Task:
-    """One domain: training and test inputs (flattened) and labels."""
-
-    x_train: torch.Tensor
-    y_train: torch.Tensor
-    x_test: torch.Tensor
-    y_test: torch.Tensor
 
 
 @dataclass

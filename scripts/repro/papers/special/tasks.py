@@ -8,22 +8,10 @@ resized to ``image_size`` and flattened for the MLP.
 
 from __future__ import annotations
 
-import numpy as np
-import torch
-
 from repro.data.images import read_images
 from repro.data.images.benchmarks import ImageIndex, load_images, read_domainnet
 from repro.data.images.derived import domain_sequence
-from repro.papers.special.federated import Task
-
-
-def _task(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray) -> Task:
-    return Task(
-        torch.as_tensor(x_train.reshape(len(x_train), -1), dtype=torch.float32),
-        torch.as_tensor(y_train),
-        torch.as_tensor(x_test.reshape(len(x_test), -1), dtype=torch.float32),
-        torch.as_tensor(y_test),
-    )
+from repro.smallnets import Task
 
 
 def domainnet_tasks(root: str, domains: list[str], size: tuple[int, int]) -> list[Task]:
@@ -36,7 +24,7 @@ def domainnet_tasks(root: str, domains: list[str], size: tuple[int, int]) -> lis
             keep = (index.split == split) & (index.attributes["domain"] == d)
             part = ImageIndex(index.root, index.paths[keep], index.labels[keep], index.split[keep], index.classes)
             arrays += [load_images(part, size), part.labels]
-        tasks.append(_task(*arrays))
+        tasks.append(Task.from_arrays(*arrays))
     return tasks
 
 
@@ -48,4 +36,4 @@ def load_tasks(path: str, source: str, domains: list[str], seed: int, size: tupl
     train, test = data.subset("train"), data.subset("test")
     tr = domain_sequence(train.images, train.labels, domains, seed)
     te = domain_sequence(test.images, test.labels, domains, seed + 1)
-    return [_task(xa, ya, xb, yb) for (xa, ya), (xb, yb) in zip(tr, te)]
+    return [Task.from_arrays(xa, ya, xb, yb) for (xa, ya), (xb, yb) in zip(tr, te)]
