@@ -8,7 +8,9 @@ BIODYNASPEC_TRAIN_JOBS = job_groups(
     BIODYNASPEC,
     "train",
     [(m,) for m in BIODYNASPEC_LEARNED],
-    key=lambda run: ("spectral",) if run[0].startswith("biodynaspec") else ("baselines",),
+    key=lambda run: (
+        ("spectral",) if run[0].startswith("biodynaspec") else ("baselines",)
+    ),
 )
 BIODYNASPEC_DATA = {k: ATLAS_FILES[k] for k in ("processed", "meta", "splits")}
 # Everything a model's shape and training read (generation and scoring read more, see evaluate).

@@ -14,7 +14,9 @@ HYSOMI_TRAIN_JOBS = job_groups(
     HYSOMI,
     "train",
     [(m,) for m in HYSOMI_METHODS],
-    key=lambda run: ("parameters",) if run[0] in ("global", "calibrated") else ("networks",),
+    key=lambda run: (
+        ("parameters",) if run[0] in ("global", "calibrated") else ("networks",)
+    ),
 )
 HYSOMI_DATA = {
     key: METAGENOME_OUT[key]
