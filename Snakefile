@@ -1,11 +1,12 @@
 """Reproduce ICML 2026 ML-for-science papers: `snakemake --cores all` runs every enabled paper."""
 
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
-from repro.config import check_config_files, validate_config, enabled_papers
+from repro.workflow.config import check_config_files, validate_config, enabled_papers
 
 
 configfile: "config/config.yaml"
@@ -19,6 +20,10 @@ validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema
 
 PAPERS = enabled_papers(config)
 
+# Every job's interpreter hashes strings with the same seed, so iterating a set of names follows one
+# order in every run (jobs inherit the environment; a cluster job re-reads this file).
+os.environ.setdefault("PYTHONHASHSEED", "0")
+
 
 # The report's landing page is the scoreboard the `scoreboard` rule writes (read when the report is
 # made, so `--report-after-run` shows the run's own scoreboard); run the workflow before `--report`.
@@ -27,6 +32,7 @@ report: str(Path("results/scoreboard.rst").resolve())
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/scoreboard.smk"
+include: "workflow/rules/fixtures.smk"
 
 
 for source in config["data"]:

@@ -48,7 +48,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 
-from repro.entry import logged_usage  # noqa: E402
+from repro.workflow.entry import logged_usage  # noqa: E402
 
 BUDGET = {"wall": 25.0, "cpu": 40.0, "peak_mb": 2000.0}
 # Benchmark folders of the data sources, made once for every paper that reads them: no budget of their own.

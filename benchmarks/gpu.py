@@ -52,14 +52,14 @@ class Probe:
 
 def full_config() -> dict:
     """The paper-scale config: the default with config/full.yaml merged over it, as a run sees it."""
-    from repro.config import load_config
+    from repro.workflow.config import load_config
 
     return load_config("config/full.yaml")
 
 
 def gpu_papers(config: dict) -> list[str]:
     """Enabled papers whose config puts a stage on a GPU (``resources.<stage>.gpu``): the ones to probe."""
-    from repro.config import enabled_papers
+    from repro.workflow.config import enabled_papers
 
     def on_gpu(slug: str) -> bool:
         stages = config["papers"][slug].get("resources", {}).values()

@@ -1,4 +1,4 @@
-"""Interrupt a training run inside ``repro.training.train`` at a chosen epoch, for the resume tests.
+"""Interrupt a training run inside ``repro.learning.training.train`` at a chosen epoch, for the resume tests.
 
 Every paper's resume test trains once uninterrupted, once with an exception raised at the start of an
 epoch (after a checkpoint was written), then reruns, and compares the outputs bit for bit.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-import repro.training
+import repro.learning.training
 
 
 class Interrupted(RuntimeError):
@@ -21,7 +21,7 @@ class Interrupted(RuntimeError):
 @contextlib.contextmanager
 def interrupted_at(monkeypatch, epoch: int):
     """Raise :class:`Interrupted` when ``train`` starts epoch ``epoch`` (it must be called with ``seed=``)."""
-    original = repro.training.seed_epoch
+    original = repro.learning.training.seed_epoch
     hits = []
 
     def seed_epoch(seed: int, e: int) -> None:
@@ -31,7 +31,7 @@ def interrupted_at(monkeypatch, epoch: int):
         original(seed, e)
 
     with monkeypatch.context() as m:
-        m.setattr(repro.training, "seed_epoch", seed_epoch)
+        m.setattr(repro.learning.training, "seed_epoch", seed_epoch)
         yield hits
 
 

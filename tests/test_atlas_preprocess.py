@@ -20,7 +20,7 @@ from repro.data.atlas.preprocess import (
     process_protein,
     select_atoms,
 )
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 ADK_HEAVY_ATOMS = 1656  # AdK 214 residues: heavy atoms by residue composition (see test below)
 

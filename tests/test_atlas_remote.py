@@ -12,7 +12,7 @@ import pytest
 from repro.data.atlas.embedded import build_embedded
 from repro.data.atlas.preprocess import process_protein
 from repro.data.atlas.remote import archive_url, download, fetch_chain
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 class RangeHandler(http.server.BaseHTTPRequestHandler):
@@ -158,8 +158,8 @@ def test_download_rule_then_preprocessing_rule_with_a_bad_chain(server, tmp_path
     import pandas as pd
 
     from repro.data.atlas import build, remote
-    from repro.entry import Job
-    from repro.io import read_json
+    from repro.workflow.entry import Job
+    from repro.workflow.io import read_json
 
     base, _ = server
     splits = tmp_path / "resources"

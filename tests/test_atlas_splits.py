@@ -33,7 +33,7 @@ def test_read_split_names_the_file_on_bad_input(tmp_path):
     bad.write_text("chain\n1abc_A\n")
     import pytest
 
-    from repro.io import InputError
+    from repro.workflow.io import InputError
 
     with pytest.raises(InputError, match="x.csv: split list has no 'name' column"):
         read_split(bad)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.automat.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 DOSES = [100.0] * 40 + [10000.0] * 40
 

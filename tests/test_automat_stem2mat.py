@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from repro.io import InputError
 from repro.papers.automat.forward import render_template
 from repro.papers.automat.stem2mat import read_stem2mat
 from repro.papers.automat.templates import structure
+from repro.workflow.io import InputError
 
 IMAGING = {"shape": 32, "pixel": 0.2, "sigma": 0.5, "background": 0.05}
 NAMES = ["graphene", "MoS2"]

@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.biodynaspec.claims import CLAIMS, FULL_SCALE
+from repro.reporting.claims import verdict
 
 MODELS = {"biodynaspec": 1.0, "static": 2.0, "time_ar": 1.6, "flow": 1.5, "biodynaspec_noirfc": 1.3}
 

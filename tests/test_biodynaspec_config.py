@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from repro.config import ConfigError, load_config, validate_config
+from repro.workflow.config import ConfigError, load_config, validate_config
 
 
 @pytest.mark.parametrize("config_file", ["config/config.yaml", "config/full.yaml"])

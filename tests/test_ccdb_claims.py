@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.ccdb.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 
 def entry(wga, unbiased, avg, weights=None):

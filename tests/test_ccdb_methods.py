@@ -6,11 +6,11 @@ import numpy as np
 import torch
 import yaml
 
+from repro.learning.smallnets import MLP
 from repro.papers.ccdb import gpu_probe
 from repro.papers.ccdb.data import build
 from repro.papers.ccdb.methods import GroupDRO, gce_loss
 from repro.papers.ccdb.scoring import scores, weight_shares
-from repro.smallnets import MLP
 
 
 def test_coloured_benchmark_layout():

@@ -5,8 +5,8 @@ import copy
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.cgmt_erm.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 LOSSES = ("square", "logistic")
 TOL = 0.0136

@@ -10,11 +10,11 @@ import yaml
 import zarr
 from conftest import REPO
 
-from repro.io import InputError
 from repro.papers.cgmt_erm import data, evaluate, train
 from repro.papers.cgmt_erm.store import read, train_arrays
-from repro.registry import load_reported
-from repro.stores import open_zarr_group
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError
+from repro.workflow.stores import open_zarr_group
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +114,7 @@ def test_reported_numbers_file_is_validated(tmp_path):
 
 @pytest.mark.parametrize("config_file", ["config/config.yaml", "config/full.yaml"])
 def test_config_section_validates_and_typos_are_named(repo, config_file):
-    from repro.config import ConfigError, load_config, validate_config
+    from repro.workflow.config import ConfigError, load_config, validate_config
 
     section = load_config(config_file)["papers"]["cgmt-erm"]
     config = {"scale": "smoke", "seed": 0, "device": "cpu", "papers": {"cgmt-erm": section}, "data": {}}

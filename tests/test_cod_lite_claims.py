@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.cod_lite.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 SEEDS = ("s0", "s1", "s2")
 JITTER = (0.0, 0.1, -0.1)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from repro.image_metrics import ms_ssim, msssim_window, psnr, sliced_wasserstein
+from repro.metrics.images import ms_ssim, msssim_window, psnr, sliced_wasserstein
 from repro.papers.cod_lite import coding, jpeg
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from repro.io import InputError
 from repro.papers.cod_lite import data
+from repro.workflow.io import InputError
 
 
 def write_folder(root, sizes, suffix=".png"):

@@ -15,7 +15,7 @@ import yaml
 from snakemake.utils import update_config
 from workflow_tools import REPO, copy_workflow, snakemake
 
-from repro.config import ConfigError, check_config_files, load_config, load_strict, validate_config
+from repro.workflow.config import ConfigError, check_config_files, load_config, load_strict, validate_config
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 DEFAULT = REPO / "config/config.yaml"

@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.constrained_generative.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 
 def run(mmd, sw, rate):

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from repro.entry import process_usage
+from repro.workflow.entry import process_usage
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH_HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from repro.config import load_config
-from repro.device import autocast, pick_device, to_device
-from repro.training import train
+from repro.learning.training import train
+from repro.workflow.config import load_config
+from repro.workflow.device import autocast, pick_device, to_device
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

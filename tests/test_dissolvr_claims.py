@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.dissolvr.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 
 def squared_errors(scale: float, n: int = 120, seed: int = 0) -> list[float]:

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 from rdkit import Chem
 
-from repro.io import InputError
 from repro.papers.dissolvr.sources import COLUMNS, read_aqsoldb, read_bigsoldb, read_sdf
+from repro.workflow.io import InputError
 
 AQSOLDB_HEADER = ["ID", "Name", "InChI", "InChIKey", "SMILES", "Solubility", "SD", "Ocurrences", "Group"]
 

@@ -1,4 +1,4 @@
-"""``python -m repro.docs`` on a small synthetic checkout: README table, results and budget blocks,
+"""``python -m repro.reporting.docs`` on a small synthetic checkout: README table, results and budget blocks,
 pages without results left alone, missing markers named."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from repro.claims import ClaimSpec, Interval, Measured, Test, evaluate_claims, write_claims
-from repro.docs import BUDGET_BEGIN, BUDGET_END, RESULTS_BEGIN, RESULTS_END, main, replace_block, update_all
-from repro.io import InputError, write_text
-from repro.scoreboard import gather, to_csv
+from repro.reporting.claims import ClaimSpec, Interval, Measured, Test, evaluate_claims, write_claims
+from repro.reporting.docs import BUDGET_BEGIN, BUDGET_END, RESULTS_BEGIN, RESULTS_END, main, replace_block, update_all
+from repro.reporting.scoreboard import gather, to_csv
+from repro.workflow.io import InputError, write_text
 
 PAGE = f"""# Alpha
 

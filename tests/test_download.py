@@ -1,4 +1,4 @@
-"""repro.download against a local HTTP server on 127.0.0.1 (never the network), and repro.manifest."""
+"""repro.workflow.download against a local HTTP server on 127.0.0.1 (never the network), and repro.workflow.manifest."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from repro import download as dl
-from repro.download import download, partial_path
-from repro.io import InputError
-from repro.manifest import ManifestError, file_record, validate, write_manifest
+from repro.workflow import download as dl
+from repro.workflow.download import download, partial_path
+from repro.workflow.io import InputError
+from repro.workflow.manifest import ManifestError, file_record, validate, write_manifest
 
 BODY = bytes(range(256)) * 4096  # 1 MiB
 
@@ -146,13 +146,13 @@ def test_a_verified_file_is_not_fetched_again_and_a_stale_one_is(server, tmp_pat
 
 def test_large_transfers_log_progress(server, tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(dl, "LARGE", 1000)
-    with caplog.at_level(logging.INFO, logger="repro.progress"):
+    with caplog.at_level(logging.INFO, logger="repro.workflow.progress"):
         download(f"{server}/data", tmp_path / "data.bin", progress_every=0)
-    lines = [r.getMessage() for r in caplog.records if r.name == "repro.progress"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "repro.workflow.progress"]
     assert lines and lines[-1].startswith(f"download data.bin: {len(BODY)}/{len(BODY)} B")
 
 
-# repro.manifest ----------------------------------------------------------------------------------
+# repro.workflow.manifest ----------------------------------------------------------------------------------
 
 
 def _manifest(tmp_path, **over):

@@ -14,7 +14,7 @@ from repro.data.era5.acquire import convert
 from repro.data.era5.canonical import Selection, canonicalise
 from repro.data.era5.readers import open_source
 from repro.data.era5.writer import write_canonical
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 GRIB = Path(__file__).resolve().parents[1] / "resources" / "era5" / "era5-levels-members.grib"
 

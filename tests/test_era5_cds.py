@@ -12,7 +12,7 @@ import pytest
 import xarray as xr
 
 from repro.data.era5.acquire import convert
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def fake_cdsapi(requests: list) -> types.ModuleType:

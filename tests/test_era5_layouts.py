@@ -22,7 +22,7 @@ from repro.data.era5.canonical import Selection, canonicalise_indexed
 from repro.data.era5.chunks import chunk_array
 from repro.data.era5.readers import open_source
 from repro.data.era5.writer import chunk_readers
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 LEVELS = [50, 250, 500, 850, 1000]
 BLOSC = numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import confusion_matrix
 
-from repro.fields_metrics import contingency, csi_m, max_pool, relative_l2, scores, skill_by_lead, vrmse
+from repro.metrics.fields import contingency, csi_m, max_pool, relative_l2, scores, skill_by_lead, vrmse
 
 
 def test_relative_l2_is_the_per_sample_norm_ratio():

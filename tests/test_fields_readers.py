@@ -8,7 +8,7 @@ from scipy import io
 
 from repro.data.fields import neuraloperator, readers
 from repro.data.fields.store import make_dataset, open_fields, split_of, write_fields
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def test_store_round_trip_keeps_layout_split_and_attrs(tmp_path):
@@ -124,7 +124,7 @@ def test_the_well_reader_stacks_scalar_and_vector_fields(tmp_path):
 
 
 def test_prediction_files_round_trip_and_a_bad_file_is_named(tmp_path):
-    from repro.fields_io import load_arrays, save_arrays
+    from repro.workflow.fields_io import load_arrays, save_arrays
 
     save_arrays(tmp_path / "p.npz", {"a/b": np.arange(3.0)})
     np.testing.assert_array_equal(load_arrays(tmp_path / "p.npz")["a/b"], np.arange(3.0))

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from repro.data.fields.store import open_fields
-from repro.io import InputError
 from repro.papers.pdrf import data as pdrf_data
+from repro.workflow.io import InputError
 
 
 def job(tmp_path, radar):

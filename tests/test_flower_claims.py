@@ -2,8 +2,8 @@
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.flower.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 
 def runs(flower, fno, unet, seeds=3):

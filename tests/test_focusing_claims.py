@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.focusing.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 JITTER = (0.0, 0.01, -0.01)
 

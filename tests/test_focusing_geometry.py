@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from repro.io import InputError
 from repro.papers.focusing import carving, geometry
+from repro.workflow.io import InputError
 
 
 def uv_sphere(radius: float, rings: int = 24, segments: int = 48) -> tuple[np.ndarray, np.ndarray]:

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import zarr
 
-from repro.io import InputError
 from repro.papers.geo_newf import data
 from repro.papers.geo_newf.store import by_family, read_split
+from repro.workflow.io import InputError
 
 SETTINGS = {
     "data_seed": 0,

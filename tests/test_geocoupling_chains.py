@@ -9,10 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from repro.data.structures import COLUMNS
-from repro.io import InputError
+from repro.metrics.protein_geometry import build_backbone, rmsd
 from repro.papers.geocoupling import data, evaluate, train
 from repro.papers.geocoupling.chains import AMINO, ChainScorer, ca_angles, rebuild
-from repro.protein_geometry import build_backbone, rmsd
+from repro.workflow.io import InputError
 
 HELIX, STRAND = (-1.1, -0.8), (-2.3, 2.3)
 SETTINGS = {

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.gpo.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 
 def errors(gpo_lo, fno_lo, gpo_hi=None, irregular=None, n=20):

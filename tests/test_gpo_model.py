@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from repro.operators import grid_coordinates
+from repro.learning.operators import grid_coordinates
 from repro.papers.gpo import train as gpo_train
 from repro.papers.gpo.model import GPO, GaussianBasis
 

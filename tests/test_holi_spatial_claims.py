@@ -5,8 +5,8 @@ import copy
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.holi_spatial.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 UNITS = 6
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from repro.io import InputError
 from repro.papers.holi_spatial.scannet import read_scannet_scene
+from repro.workflow.io import InputError
 
 
 def write_scene(root, name="scene0000_00", frames=3):

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from repro.data.images import benchmarks as bm
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def png(path, value: int, size=(6, 5)) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from repro.data.images import ImageSet, build, read_images
 from repro.data.images import sources as src
-from repro.io import InputError, read_json, sha256, write_npz
+from repro.workflow.io import InputError, read_json, sha256, write_npz
 
 SECTION = {
     "sources": ["mnist", "mnist_5k", "sklearn_digits", "mfeat"],

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from repro.data import tabular
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 ADULT = (
     "age,workclass,fnlwgt,education,education-num,marital-status,occupation,relationship,race,sex,"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.imgcot.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 METHODS = ("full_cot", "no_cot", "text_ae", "imgcot", "l_imgcot_k1", "l_imgcot_random_k1")
 ACCURACY = {

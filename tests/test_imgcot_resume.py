@@ -9,8 +9,8 @@ import pytest
 from interrupt import Interrupted, interrupted_at
 from test_imgcot_method import SMALL
 
-from repro.io import read_json
 from repro.papers.imgcot import data, train
+from repro.workflow.io import read_json
 
 SETTINGS = {
     "latent": {"n_latent": 2, "codebook": 8, "dim": 4},

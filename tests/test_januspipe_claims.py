@@ -2,8 +2,8 @@
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.januspipe.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 
 def metrics(**override):

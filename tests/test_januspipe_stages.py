@@ -5,8 +5,8 @@ from types import SimpleNamespace as NS
 import pytest
 import torch
 
-from repro.io import read_json
 from repro.papers.januspipe import data, pipeline, train
+from repro.workflow.io import read_json
 
 SETTINGS = {
     "generate": {"seed": 0, "kinds": ["Cu", "Ni"], "per_kind": 4, "strain": 0.03, "rattle": 0.1, "test_fraction": 0.25},

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from repro.data.language.corpora import GSM_DIR, GSM_FILES, GSM_UTILS, gsm_problems, shakespeare_text
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 GENERATOR = """
 from random import Random

@@ -18,7 +18,7 @@ from repro.data.language import generate as gen
 from repro.data.language.gguf_reader import read_gguf
 from repro.data.language.model import LAYER_NAMES, SMOLLM2_MEMBER, load_gguf_model, smollm2
 from repro.data.package_data import cache_folder, load_catalogue
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 HEADS, KV_HEADS, HIDDEN, FFN, LAYERS = 4, 2, 32, 48, 2
 TEMPLATE = "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from repro import learning_metrics as lm
+from repro.metrics import learning as lm
 
 
 def test_accuracy_from_labels_and_from_scores():

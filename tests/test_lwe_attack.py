@@ -7,11 +7,11 @@ from math import comb
 import numpy as np
 import pytest
 
-from repro.io import InputError
 from repro.papers.lwe.attack import attempts, expected_exhaustive_attempts, per_column, stepwise
 from repro.papers.lwe.lwe import binary_secret, centre, lwe_samples
 from repro.papers.lwe.reader import read_verde
 from repro.papers.lwe.reduction import reduce_subset
+from repro.workflow.io import InputError
 
 
 def test_centre_is_the_representative_in_the_half_open_interval():

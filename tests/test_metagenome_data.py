@@ -8,8 +8,8 @@ import pytest
 import xarray as xr
 
 from repro.data import metagenome
-from repro.io import InputError
 from repro.papers.hysomi.soil_model import Bounds
+from repro.workflow.io import InputError
 
 SECTION = {
     "seed": 7,

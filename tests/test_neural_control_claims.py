@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.neural_control.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 
 def method(losses, branch=1.0):

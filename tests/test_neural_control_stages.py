@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from repro.io import InputError
 from repro.papers.neural_control import data, evaluate, gradients, learned, optimize
+from repro.workflow.io import InputError
 
 SETTINGS = {
     "data_seed": 0,

@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.nmnc.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 WIDTHS = [64, 128, 256, 512]
 

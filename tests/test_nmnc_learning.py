@@ -9,11 +9,11 @@ import torch
 import yaml
 from interrupt import Interrupted, interrupted_at
 
+from repro.learning.smallnets import MLP
+from repro.learning.training import train
 from repro.papers.nmnc import gpu_probe, nc
 from repro.papers.nmnc.learning import NoiseCorrelationMLP
 from repro.papers.nmnc.rnn import RowRNN, as_rows
-from repro.smallnets import MLP
-from repro.training import train
 
 
 def small(seed: int = 0, k: int = 3) -> NoiseCorrelationMLP:

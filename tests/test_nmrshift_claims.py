@@ -5,8 +5,8 @@ import copy
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.nmrshift.claims import CLAIMS, FULL_SCALE
+from repro.reporting.claims import verdict
 
 KEYS = [f"0:m{i}" for i in range(12)]
 

@@ -18,7 +18,7 @@ def _validator(repo, rel):
 
 @pytest.mark.parametrize("config_file", ["config/config.yaml", "config/full.yaml"])
 def test_sections_validate(repo, config_file):
-    from repro.config import load_config
+    from repro.workflow.config import load_config
 
     config = load_config(config_file)
     paper = _validator(repo, "papers/nmrshift.schema.yaml")

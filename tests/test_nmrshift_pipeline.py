@@ -9,8 +9,8 @@ import pytest
 from interrupt import Interrupted, interrupted_at
 from test_spectra_process import SECTION, _run
 
-from repro.entry import Job
 from repro.papers.nmrshift import evaluate, train
+from repro.workflow.entry import Job
 
 SETTINGS = {
     "nuclei": ["1H"],

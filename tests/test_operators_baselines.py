@@ -3,7 +3,14 @@
 import pytest
 import torch
 
-from repro.operators import FNO, GalerkinTransformer, PointAttention, SpectralConv2d, baseline, count_parameters
+from repro.learning.operators import (
+    FNO,
+    GalerkinTransformer,
+    PointAttention,
+    SpectralConv2d,
+    baseline,
+    count_parameters,
+)
 
 
 @pytest.mark.parametrize("name", ["fno", "unet", "galerkin"])

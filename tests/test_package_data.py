@@ -20,7 +20,7 @@ from workflow_tools import copy_workflow, snakemake
 
 from repro.data import package_data as pd_
 from repro.data.package_data import PackageFile, cache_folder, fetch, load_catalogue
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 WHEEL = "tinydata-0.1.0-py3-none-any.whl"
 SDIST = "tinysrc-0.2.0.tar.gz"

@@ -6,8 +6,8 @@ import copy
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.pai_graphon.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 WIDTHS = [128, 256, 512, 1024]
 SEEDS = [0, 1, 2]

@@ -10,9 +10,9 @@ import yaml
 import zarr
 from conftest import REPO
 
-from repro.io import InputError
 from repro.papers.pai_graphon import data, evaluate, masks, train
 from repro.papers.pai_graphon.store import read_dataset
+from repro.workflow.io import InputError
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +129,7 @@ def test_dataset_inconsistent_shapes(tmp_path):
 
 @pytest.mark.parametrize("config_file", ["config/config.yaml", "config/full.yaml"])
 def test_config_section_validates_and_typos_are_named(repo, config_file):
-    from repro.config import ConfigError, load_config, validate_config
+    from repro.workflow.config import ConfigError, load_config, validate_config
 
     section = load_config(config_file)["papers"]["pai-graphon"]
     config = {"scale": "smoke", "seed": 0, "device": "cpu", "papers": {"pai-graphon": section}, "data": {}}

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from repro.claims import KINDS, ClaimSpec
-from repro.config import enabled_papers
-from repro.registry import load_reported
+from repro.reporting.claims import KINDS, ClaimSpec, validate_specs
+from repro.reporting.registry import load_reported
+from repro.workflow.config import enabled_papers
 
 REPO = Path(__file__).resolve().parents[1]
 PAPERS = enabled_papers(yaml.safe_load((REPO / "config/config.yaml").read_text()))
@@ -67,6 +67,25 @@ def test_claims_are_declared_with_a_kind(slug):
     ids = [s.id for s in specs]
     assert specs and len(ids) == len(set(ids))
     assert {s.kind for s in specs} <= set(KINDS)
+
+
+def trains_models(slug: str) -> bool:
+    """A paper trains models when its rule file declares a stage whose name starts with 'train'."""
+    return bool(re.search(r"""stage\(\s*["']train""", (REPO / f"workflow/rules/{slug}.smk").read_text()))
+
+
+@pytest.mark.parametrize("slug", PAPERS)
+def test_paper_claims_declare_the_learning_checks_they_rest_on(slug):
+    """DESIGN.md: every trained model a paper claim compares has a learning check declared before the run,
+    and the claim names it (``rests_on``; ``()`` for a claim that compares no trained model)."""
+    specs = claim_specs(slug)
+    validate_specs(specs)
+    undeclared = [s.id for s in specs if s.kind == "paper" and s.rests_on is None]
+    assert not undeclared, (
+        f"{slug}: paper claims without rests_on (use () where no trained model is compared): {undeclared}"
+    )
+    if trains_models(slug):
+        assert any(s.learning for s in specs), f"{slug} trains models but declares no learning check"
 
 
 @pytest.mark.parametrize("slug", PAPERS)

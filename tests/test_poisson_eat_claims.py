@@ -5,8 +5,8 @@ import copy
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.poisson_eat.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 RNG = np.random.default_rng(0)
 REFERENCE = np.array([2.0, 2.0, 2.0, 2.0])

@@ -10,9 +10,9 @@ import pytest
 import torch
 from scipy import stats
 
-from repro.io import InputError
 from repro.papers.poisson_eat import data, evaluate, glm_baseline, poglm, spikes, train, vae
-from repro.registry import load_reported
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError
 
 
 @pytest.fixture(scope="module")

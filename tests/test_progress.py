@@ -1,6 +1,6 @@
 """Progress lines: the rate and ETA of a resumed run count only what this process did."""
 
-from repro.progress import Progress
+from repro.workflow.progress import Progress
 
 
 def test_resumed_units_are_shown_but_not_counted_in_the_rate():

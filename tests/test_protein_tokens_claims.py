@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.protein_tokens.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 GROUPS = 12
 RNG = np.random.default_rng(0)

@@ -6,9 +6,9 @@ from scipy.spatial.transform import Rotation
 
 from repro.data.structures import Chain
 from repro.data.structures.dssp import dssp_of_backbone
+from repro.metrics.protein_geometry import build_backbone, distance_matrix, rmsd
 from repro.papers.protein_tokens.data import fold_class, make_windows, window_starts
 from repro.papers.protein_tokens.evaluate import classical_mds, per_group, window_rmsd
-from repro.protein_geometry import build_backbone, distance_matrix, rmsd
 
 RULES = {"alpha_helix_min": 0.4, "alpha_strand_max": 0.1, "beta_strand_min": 0.3, "beta_helix_max": 0.1}
 

@@ -8,7 +8,7 @@ import torch
 from interrupt import Interrupted, interrupted_at, same_arrays
 from scipy.spatial.transform import Rotation
 
-from repro.config import load_strict
+from repro.metrics.protein_geometry import build_backbone, rmsd
 from repro.papers.protein_tokens import gpu_probe
 from repro.papers.protein_tokens import train as pt_train
 from repro.papers.protein_tokens.model import (
@@ -21,7 +21,7 @@ from repro.papers.protein_tokens.model import (
     round_ste,
     training_loss,
 )
-from repro.protein_geometry import build_backbone, rmsd
+from repro.workflow.config import load_strict
 
 CFG = {
     "width": 16,

@@ -4,10 +4,10 @@ import re
 
 from workflow_tools import REPO
 
-from repro.config import load_config
-from repro.docs import README_BEGIN, README_END, target_command
-from repro.registry import load_papers
-from repro.scoreboard import NOT_BUILT
+from repro.reporting.docs import README_BEGIN, README_END, target_command
+from repro.reporting.registry import load_papers
+from repro.reporting.scoreboard import NOT_BUILT
+from repro.workflow.config import load_config
 
 README_LIMIT_BYTES = 12_000
 

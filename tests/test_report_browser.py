@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from repro.config import enabled_papers
-from repro.registry import load_papers
+from repro.reporting.registry import load_papers
+from repro.workflow.config import enabled_papers
 
 pytestmark = pytest.mark.e2e
 CHROMIUM_FLAGS = [

@@ -1,6 +1,6 @@
 """One registry of reported numbers: resources/<slug>/reported.yaml, one schema, one loader.
 
-resources/papers.yaml holds identity only; every reported file validates with repro.registry.load_reported;
+resources/papers.yaml holds identity only; every reported file validates with repro.reporting.registry.load_reported;
 derived numbers agree with the entries they are derived from; every claim's ``reported=`` key exists; and
 every rule whose code reads reported numbers lists the paper's file as an input (so editing it reruns them).
 """
@@ -15,9 +15,9 @@ import yaml
 from test_slurm_harness import copy_tree, loaded_workflow
 from workflow_tools import REPO
 
-from repro.code_closure import import_closure
-from repro.io import InputError
-from repro.registry import IDENTITY, load_papers, load_reported
+from repro.reporting.registry import IDENTITY, load_papers, load_reported
+from repro.workflow.code_closure import import_closure
+from repro.workflow.io import InputError
 
 FILES = sorted(REPO.glob("resources/*/reported.yaml"))
 # How a paper's own code reads its reported numbers (shared modules only define the loader).

@@ -64,7 +64,7 @@ def test_editing_the_figures_module_schedules_only_figures(built):
 
 
 def test_editing_shared_claims_code_schedules_evaluate_onward(built):
-    with edited(built / "scripts/repro/claims.py"):
+    with edited(built / "scripts/repro/reporting/claims.py"):
         assert scheduled(built) == stages_from("evaluate") | GATHER
 
 
@@ -101,8 +101,8 @@ def test_every_evaluate_stage_reads_the_shared_claims_code(declared):
     assert evaluates, "no declared paper has an evaluate stage"
     for rule in evaluates:
         # Paths are relative to wherever the in-process workflow load left the working directory.
-        listed = any(Path(f).as_posix().endswith("scripts/repro/claims.py") for f in rules[rule]["inputs"])
-        assert listed, f"{rule} does not list repro/claims.py as code"
+        listed = any(Path(f).as_posix().endswith("scripts/repro/reporting/claims.py") for f in rules[rule]["inputs"])
+        assert listed, f"{rule} does not list repro/reporting/claims.py as code"
 
 
 def test_no_paper_reads_another_papers_code(declared):

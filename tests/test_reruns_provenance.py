@@ -1,4 +1,4 @@
-"""Provenance of a results folder (repro.provenance): what a rerun decision and a reader need to
+"""Provenance of a results folder (repro.workflow.provenance): what a rerun decision and a reader need to
 know about how results were produced: config, data manifests, package versions, git commit."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from repro import provenance
+from repro.workflow import provenance
 
 
 def git(root: Path, *args: str) -> str:

@@ -2,8 +2,8 @@
 `scancel` would) while a training job runs, rerun, and get the same result as an uninterrupted run.
 
 Generic over papers: the first training job (rule `<paper>_train`) of the first enabled paper is
-used; its checkpoint lives under results/<paper>/checkpoints/ (the repro.training convention),
-and repro.training logs "resumed from" when it continues from a checkpoint.
+used; its checkpoint lives under results/<paper>/checkpoints/ (the repro.learning.training convention),
+and repro.learning.training logs "resumed from" when it continues from a checkpoint.
 """
 
 from __future__ import annotations

@@ -8,12 +8,21 @@ import io
 import json
 import math
 
+import numpy as np
 import pytest
 from docutils.core import publish_parts
 
-from repro.claims import ClaimSpec, Interval, Measured, Test, evaluate_claims, write_claims
-from repro.io import InputError
-from repro.scoreboard import (
+from repro.reporting.claims import (
+    ClaimSpec,
+    Interval,
+    Measured,
+    Test,
+    evaluate_claims,
+    learning_check,
+    skill_over_trivial,
+    write_claims,
+)
+from repro.reporting.scoreboard import (
     NOT_BUILT,
     NOT_RUN,
     claims_html,
@@ -26,6 +35,7 @@ from repro.scoreboard import (
     summary_csv,
     to_csv,
 )
+from repro.workflow.io import InputError
 
 PAPERS = {
     "alpha": {"short": "Alpha", "title": "Alpha: a method"},
@@ -53,9 +63,9 @@ def write_alpha(tmp_path):
 def test_kinds_are_counted_apart(tmp_path):
     rows = gather([write_alpha(tmp_path)])
     summary = summarise(rows, ["alpha"])["alpha"]
-    assert (summary.paper_passed, summary.paper_total) == (1, 3)
+    assert (summary.paper_passed, summary.paper_failed, summary.paper_inconclusive) == (1, 2, 0)
     assert (summary.checks_passed, summary.checks_total) == (1, 1)
-    assert summary.status == "paper claims 1/3 · checks 1/1"
+    assert summary.status == "paper claims 1 pass · 2 fail · 0 inconclusive · checks 1/1"
 
 
 def test_nan_is_shown_as_na_and_fails(tmp_path):
@@ -93,7 +103,11 @@ def test_papers_without_claims_are_not_run_or_not_built(tmp_path):
     summaries = summarise(rows, list(PAPERS), built=["alpha", "beta-x"])
     assert summaries["beta-x"].status == NOT_RUN and summaries["gamma"].status == NOT_BUILT
     table = list(csv.DictReader(io.StringIO(summary_csv(summaries, PAPERS))))
-    assert [r["status"] for r in table] == ["paper claims 1/3 · checks 1/1", NOT_RUN, NOT_BUILT]
+    assert [r["status"] for r in table] == [
+        "paper claims 1 pass · 2 fail · 0 inconclusive · checks 1/1",
+        NOT_RUN,
+        NOT_BUILT,
+    ]
     assert table[0]["paper_claims_total"] == "3" and table[2]["paper_claims_total"] == ""
 
 
@@ -141,7 +155,7 @@ def test_landing_page_starts_with_one_row_per_paper(tmp_path):
     first_table = html.split("<table", 1)[1].split("</table>", 1)[0]
     assert html.index("<table") < html.index("<p>")
     cells = [c.split(">", 1)[1] for c in first_table.split("<td")[1:]]
-    assert cells[:4] == ["Alpha</td>\n", "1/3</td>\n", "1/1</td>\n", "smoke</td>\n"]
+    assert cells[:4] == ["Alpha</td>\n", "1 pass · 2 fail · 0 inconclusive</td>\n", "1/1</td>\n", "smoke</td>\n"]
     assert "javascript:app.showCategory('alpha')" in first_table
     assert 'alt="alpha figure fig_a" src="data:image/png;base64,' in html
 
@@ -162,3 +176,54 @@ class FakeRules:
 def test_headline_figure_is_the_first_png_of_the_figures_rule():
     rules = FakeRules(beta_x_figures=["results/beta-x/figures/table.md", "results/beta-x/figures/a.png", "b.png"])
     assert headline_figures(["alpha", "beta-x"], rules) == {"beta-x": "results/beta-x/figures/a.png"}
+
+
+def write_learned(tmp_path, skill):
+    """A paper whose two paper claims rest on a learning check with the given skill (margin 0.2)."""
+    specs = [
+        learning_check("learn_net", "the net", "the mean predictor", lambda m, v=skill: v),
+        ClaimSpec(
+            "beats_baseline", "paper", "net beats baseline", Test(">", 1.0), lambda m: 2.0, rests_on=("learn_net",)
+        ),
+        ClaimSpec("denied", "paper", "denied", Test(">", 1.0), lambda m: 0.5, rests_on=("learn_net",)),
+        ClaimSpec("no_model", "paper", "needs no model", Test(">", 1.0), lambda m: 2.0, rests_on=()),
+    ]
+    path = tmp_path / f"learned_{skill}.json"
+    write_claims(path, "alpha", evaluate_claims(specs, {}, "smoke"))
+    return path
+
+
+def test_a_model_that_did_not_learn_makes_its_claims_inconclusive(tmp_path):
+    rows = {r["claim"]: r for r in gather([write_learned(tmp_path, 0.05)])}
+    assert rows["learn_net"]["verdict"] == "fails" and rows["learn_net"]["learning"] == "true"
+    assert rows["beats_baseline"]["verdict"] == rows["denied"]["verdict"] == "inconclusive"
+    assert rows["beats_baseline"]["inconclusive_because"] == "learn_net"
+    assert rows["no_model"]["verdict"] == "pass"
+    summary = summarise(list(rows.values()), ["alpha"])["alpha"]
+    assert summary.status == "paper claims 1 pass · 0 fail · 2 inconclusive · checks 0/1"
+    assert "inconclusive (learn\\_net)" in claims_markdown(list(rows.values()))
+
+
+def test_a_model_that_learned_lets_its_claims_pass_or_fail(tmp_path):
+    rows = {r["claim"]: r for r in gather([write_learned(tmp_path, 0.5)])}
+    assert [rows[c]["verdict"] for c in ("learn_net", "beats_baseline", "denied")] == ["pass", "pass", "fails"]
+
+
+def test_rests_on_must_name_a_learning_check():
+    specs = [
+        spec("plain_check", "check", Test(">", 0.0), 1.0),
+        ClaimSpec("c", "paper", "s", Test(">", 0.0), lambda m: 1.0, rests_on=("plain_check",)),
+    ]
+    with pytest.raises(ValueError, match="not a learning check"):
+        evaluate_claims(specs, {}, "smoke")
+
+
+def test_skill_over_trivial_is_the_paired_relative_error_reduction():
+    rng = np.random.default_rng(0)
+    trivial = rng.uniform(1.0, 2.0, 400)
+    model = 0.5 * trivial + rng.normal(0, 0.01, 400)
+    measured = skill_over_trivial(model, trivial)
+    assert measured.value == pytest.approx(1 - model.mean() / trivial.mean())
+    assert measured.interval.low < measured.value < measured.interval.high
+    assert measured.interval.high - measured.interval.low < 0.02  # paired: the shared noise cancels
+    assert learning_check("l", "m", "t", lambda m: measured).test.passes(measured.value, measured.interval)

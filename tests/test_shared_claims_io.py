@@ -8,8 +8,8 @@ import pytest
 from scipy import stats
 from sklearn.metrics import r2_score
 
-from repro import metrics
-from repro.claims import (
+from repro.metrics import regression as metrics
+from repro.reporting.claims import (
     Claim,
     ClaimSpec,
     Interval,
@@ -19,7 +19,7 @@ from repro.claims import (
     seed_interval,
     write_claims,
 )
-from repro.io import InputError, atomic_path, read_json, write_json
+from repro.workflow.io import InputError, atomic_path, read_json, write_json
 
 
 @pytest.mark.parametrize(

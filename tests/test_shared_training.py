@@ -2,7 +2,7 @@
 
 import torch
 
-from repro.training import fingerprint_of, seed_everything, train
+from repro.learning.training import fingerprint_of, seed_everything, train
 
 
 def _problem(seed=0):

@@ -7,7 +7,7 @@ import pytest
 import torch
 from interrupt import Interrupted, interrupted_at
 
-from repro.smallnets import MLP, SmallCNN, fit, predict
+from repro.learning.smallnets import MLP, SmallCNN, fit, predict
 
 
 def blobs(n: int = 64, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 from scipy.spatial.distance import cdist
 
-from repro.io import InputError
 from repro.papers.sp_mind import skills
 from repro.papers.sp_mind.agent import solve
 from repro.papers.sp_mind.bench import grade, read_tasks, task_specs
@@ -17,6 +16,7 @@ from repro.papers.sp_mind.cells import read_gates, read_h5ad, read_workflow
 from repro.papers.sp_mind.data import reference_answers
 from repro.papers.sp_mind.planners import RetrievalPlanner, RulePlanner, extract_arguments
 from repro.papers.sp_mind.reference import phenotype_counts
+from repro.workflow.io import InputError
 
 MARKERS = ["ELANE", "CD57", "CD45", "CD11B", "SMA", "CD16", "ECAD", "FOXP3", "NCAM"]
 WORKFLOW_CSV = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.sp_mind.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 TASKS = [f"sp{i:03d}" for i in range(32)]
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 
+from repro.learning.smallnets import MLP, Task
 from repro.papers.special.federated import (
     Population,
     Protocol,
@@ -13,7 +14,6 @@ from repro.papers.special.federated import (
     segment_residual,
     server_step,
 )
-from repro.smallnets import MLP, Task
 
 
 def toy_tasks(k: int = 3, n: int = 80, d: int = 6, seed: int = 0) -> list[Task]:
@@ -100,8 +100,8 @@ def test_variant_rejects_a_server_weight_on_another_method():
 def test_domainnet_lists_become_one_task_per_domain(tmp_path):
     from PIL import Image
 
-    from repro.io import InputError
     from repro.papers.special.tasks import load_tasks
+    from repro.workflow.io import InputError
 
     for d, domain in enumerate(("clipart", "sketch")):
         for split, count in (("train", 3), ("test", 2)):

@@ -9,8 +9,8 @@ import torch
 import yaml
 from interrupt import Interrupted, interrupted_at, same_arrays
 
-from repro.io import write_npz
 from repro.papers.special import federated, gpu_probe, train
+from repro.workflow.io import write_npz
 
 SETTINGS = {
     "images": "unused: the job's input names the file",

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from repro.data.spectra.acquire import download
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 class RangeHandler(http.server.SimpleHTTPRequestHandler):
@@ -109,7 +109,7 @@ def test_remote_and_local_producers_give_the_same_canonical_records(server, tmp_
     from test_spectra_process import SECTION, SETTINGS
 
     from repro.data.spectra import process, raw
-    from repro.entry import Job
+    from repro.workflow.entry import Job
 
     root, url, _ = server
     embedded = tmp_path / "embedded_run"

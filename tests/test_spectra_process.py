@@ -10,8 +10,8 @@ from rdkit import Chem
 
 from repro.data.spectra import process, raw
 from repro.data.spectra.molecules import symmetry_classes
-from repro.entry import Job
-from repro.io import InputError, read_json
+from repro.workflow.entry import Job
+from repro.workflow.io import InputError, read_json
 
 SECTION = {
     "source": "embedded",

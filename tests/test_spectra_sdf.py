@@ -5,7 +5,7 @@ from rdkit import Chem
 
 from repro.data.spectra.molecules import Rejected
 from repro.data.spectra.sdf import carbon_assignments, check_sdf, parse_spectrum_field, proton_assignments
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def test_parse_field_and_index_base():

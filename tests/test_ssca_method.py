@@ -5,12 +5,12 @@ import pytest
 from scipy.stats import rankdata
 from sklearn.cross_decomposition import CCA
 
-from repro.io import InputError
 from repro.papers.ssca import gate, hub, spectral
 from repro.papers.ssca.baselines import infonce_loss_grad
 from repro.papers.ssca.data import read_mfeat, read_nutrimouse
 from repro.papers.ssca.gaussianize import gaussianize, ranks, tracked
 from repro.papers.ssca.metrics import recall_at_k
+from repro.workflow.io import InputError
 
 RNG = np.random.default_rng(0)
 

@@ -2,9 +2,9 @@
 
 Checked as a cluster user sees them: ``snakemake -n --profile slurm`` at the default scale and with
 ``--configfile config/full.yaml``, the printed resources of each job against the merged config (computed
-here independently with repro.config.load_config); the rules themselves, parsed in-process, for the conda
+here independently with repro.workflow.config.load_config); the rules themselves, parsed in-process, for the conda
 env behind every GPU request and the growth of memory and runtime with the attempt. The helpers behind
-them (repro.stages, repro.code_closure) are unit-tested on hand-built inputs.
+them (repro.workflow.stages, repro.workflow.code_closure) are unit-tested on hand-built inputs.
 """
 
 from __future__ import annotations
@@ -14,10 +14,18 @@ from pathlib import Path
 
 import pytest
 from test_slurm_harness import copy_tree, loaded_workflow, planned_jobs
+from workflow_tools import place_user_data
 
-from repro.code_closure import import_closure, imported_modules
-from repro.config import load_config
-from repro.stages import DEFAULT_RESOURCES, check_gpu_env, job_groups, select_settings, stage_name, stage_resources
+from repro.workflow.code_closure import import_closure, imported_modules
+from repro.workflow.config import load_config
+from repro.workflow.stages import (
+    DEFAULT_RESOURCES,
+    check_gpu_env,
+    job_groups,
+    select_settings,
+    stage_name,
+    stage_resources,
+)
 
 SCALES = {"default": [], "full": ["--configfile", "config/full.yaml"]}
 GPU_ENV = "envs/torch.yaml"
@@ -25,7 +33,9 @@ GPU_ENV = "envs/torch.yaml"
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> Path:
-    return copy_tree(tmp_path_factory.mktemp("resources") / "repo")
+    tree = copy_tree(tmp_path_factory.mktemp("resources") / "repo")
+    place_user_data(tree, "config/full.yaml")
+    return tree
 
 
 @pytest.fixture(scope="module", params=list(SCALES))
@@ -188,17 +198,17 @@ def mini(tmp_path) -> Path:
         tmp_path,
         {
             "repro/__init__.py": "",
-            "repro/entry.py": "import importlib\n",
-            "repro/io.py": "import json\n",
-            "repro/plotting.py": "import matplotlib\n",
+            "repro/workflow/entry.py": "import importlib\n",
+            "repro/workflow/io.py": "import json\n",
+            "repro/reporting/plotting.py": "import matplotlib\n",
             "repro/unused.py": "",
             "repro/papers/__init__.py": "",
             "repro/papers/demo/__init__.py": "",
-            "repro/papers/demo/model.py": "from ...io import write\n",
+            "repro/papers/demo/model.py": "from ...workflow.io import write\n",
             "repro/papers/demo/train.py": "from . import model\nimport numpy\n",
             "repro/papers/demo/figures.py": """
                 def main(job):
-                    from repro.plotting import save
+                    from repro.reporting.plotting import save
                     from .model import Net
                 """,
             "repro/papers/demo/sub/__init__.py": "",
@@ -216,8 +226,8 @@ def test_closure_follows_relative_imports_and_parents_init(mini):
     closure = _names(import_closure("repro.papers.demo.train", mini), mini)
     assert closure == {
         "repro/__init__.py",
-        "repro/entry.py",
-        "repro/io.py",
+        "repro/workflow/entry.py",
+        "repro/workflow/io.py",
         "repro/papers/__init__.py",
         "repro/papers/demo/__init__.py",
         "repro/papers/demo/model.py",
@@ -227,7 +237,7 @@ def test_closure_follows_relative_imports_and_parents_init(mini):
 
 def test_closure_sees_imports_inside_functions(mini):
     closure = _names(import_closure("repro.papers.demo.figures", mini), mini)
-    assert {"repro/plotting.py", "repro/papers/demo/model.py"} <= closure
+    assert {"repro/reporting/plotting.py", "repro/papers/demo/model.py"} <= closure
     assert "repro/unused.py" not in closure and "repro/papers/demo/train.py" not in closure
 
 

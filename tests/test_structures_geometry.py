@@ -6,7 +6,7 @@ import pytest
 import tmtools
 from scipy.spatial.transform import Rotation
 
-from repro.protein_geometry import (
+from repro.metrics.protein_geometry import (
     backbone_dihedrals,
     backbone_from_atom14,
     build_backbone,

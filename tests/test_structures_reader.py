@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from repro.data.structures.reader import read_folder, read_structure, structure_files
-from repro.io import InputError
-from repro.protein_geometry import backbone_dihedrals, build_backbone, place_atom
+from repro.metrics.protein_geometry import backbone_dihedrals, build_backbone, place_atom
+from repro.workflow.io import InputError
 
 HELIX = (np.deg2rad(-57.0), np.deg2rad(-47.0))
 

@@ -10,7 +10,7 @@ from test_structures_reader import backbone_atoms, pdb_text, write
 
 from repro.data.structures import COLUMNS, Chain, read_chains
 from repro.data.structures.build import assign_splits, main
-from repro.io import InputError, read_json
+from repro.workflow.io import InputError, read_json
 
 
 def build_local(tmp_path, n_files=6):

@@ -5,8 +5,8 @@ import copy
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.syngr.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 SEED_OFFSETS = np.array([0.0, 0.004, -0.003])
 

@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from repro.io import InputError
 from repro.papers.syngr import benchmark
 from repro.papers.syngr.readers import ML_DIR, k_core, read_amazon, read_movielens
+from repro.workflow.io import InputError
 
 ITEMS = (
     "item_id:token\tmovie_title:token_seq\trelease_year:token\tclass:token_seq\n"

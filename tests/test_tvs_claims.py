@@ -6,8 +6,8 @@ import copy
 import numpy as np
 import pytest
 
-from repro.claims import verdict
 from repro.papers.tvs.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 N = 20
 

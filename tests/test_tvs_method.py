@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 from tvs_model import write_package
 
-from repro.io import InputError
 from repro.papers.tvs import control, motions, torque
 from repro.papers.tvs.evaluate import dsje, mid
 from repro.papers.tvs.flaws import auroc, segments
 from repro.papers.tvs.humanoid import load
 from repro.papers.tvs.store import read_motions, write_motions
+from repro.workflow.io import InputError
 
 MOTION = {"amplitude": [0.05, 0.4], "frequency": [0.3, 1.2], "baseline": 0.02}
 SCORE = {"eps": 0.01, "perturbations": 6, "frame_stride": 1, "segment_frames": 5}

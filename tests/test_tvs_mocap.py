@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from tvs_model import write_package
 
-from repro.io import InputError
 from repro.papers.tvs.humanoid import load
 from repro.papers.tvs.mocap import convert_files, read_amass, read_bvh, retarget
+from repro.workflow.io import InputError
 
 BVH = """HIERARCHY
 ROOT Hips

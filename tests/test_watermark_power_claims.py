@@ -2,8 +2,8 @@
 
 import pytest
 
-from repro.claims import verdict
 from repro.papers.watermark_power.claims import CLAIMS
+from repro.reporting.claims import verdict
 
 
 def cell(gamma, delta, t, emp, low, high, predicted, kl):

@@ -5,12 +5,12 @@ import pytest
 from scipy.special import rel_entr
 from scipy.stats import binomtest
 
-from repro.io import InputError
 from repro.papers.watermark_power.data import read_play
 from repro.papers.watermark_power.detection import detected_exact
 from repro.papers.watermark_power.generate import generate
 from repro.papers.watermark_power.lm import first_occurrences, green_ranks, kneser_ney_bigram, tokenize
 from repro.papers.watermark_power.theory import green_prob, kl_per_step, power, z_score
+from repro.workflow.io import InputError
 
 RNG = np.random.default_rng(0)
 

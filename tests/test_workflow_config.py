@@ -5,9 +5,9 @@ import time
 
 import pytest
 import yaml
-from workflow_tools import REPO, copy_workflow, snakemake
+from workflow_tools import REPO, copy_workflow, place_user_data, snakemake
 
-from repro.config import ConfigError, validate_config
+from repro.workflow.config import ConfigError, validate_config
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 
@@ -58,6 +58,7 @@ def test_snakemake_stops_on_a_bad_value(tmp_path):
 @pytest.mark.parametrize("configfile", ["config/config.yaml", "config/full.yaml"])
 def test_dag_builds(tmp_path, configfile):
     work = copy_workflow(tmp_path / "wf")
+    place_user_data(work, configfile)
     start = time.perf_counter()
     proc = snakemake(work, "-n", "--configfile", configfile)
     print(f"dry-run {configfile}: {time.perf_counter() - start:.2f} s")

@@ -11,8 +11,8 @@ import pytest
 import yaml
 from workflow_tools import scheduled_rules
 
-from repro.config import enabled_papers
-from repro.registry import load_papers
+from repro.reporting.registry import load_papers
+from repro.workflow.config import enabled_papers
 
 pytestmark = pytest.mark.e2e
 

@@ -38,6 +38,27 @@ def copy_workflow(dest: Path) -> Path:
     return dest
 
 
+def place_user_data(root: Path, *overlays: str) -> list[str]:
+    """Empty stand-ins for every user file and folder the config (default plus ``overlays``) names, so
+    that a dry run at paper scale can plan the DAG (a missing user path stops it, naming the file)."""
+    from repro.workflow.config import load_config
+    from repro.workflow.schema_keys import user_paths
+
+    config = load_config(*overlays)
+    placed = []
+    for group in ("papers", "data"):
+        for name, section in config[group].items():
+            for _, kind, path in user_paths(section, (group, name)):
+                target = root / path
+                if kind == "folder":
+                    target.mkdir(parents=True, exist_ok=True)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.touch()
+                placed.append(path)
+    return placed
+
+
 def commit_copy(root: Path) -> str:
     """Make the copy at ``root`` a git repository with one commit (provenance records it); return the hash."""
     for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "copy"]):

@@ -15,8 +15,9 @@ import yaml
 import re
 from pathlib import Path
 
-from repro.code_closure import import_closure
-from repro.stages import (
+from repro.workflow.code_closure import import_closure
+from repro.workflow.user_data import user_inputs as _user_inputs
+from repro.workflow.stages import (
     DEFAULT_RESOURCES,
     WORKFLOW_KEYS,
     Stage,
@@ -52,7 +53,7 @@ def rule_name(slug):
 
 
 def reported_file(slug):
-    """The paper's reported numbers (one schema for all papers: repro.registry.load_reported)."""
+    """The paper's reported numbers (one schema for all papers: repro.reporting.registry.load_reported)."""
     return repo_file(f"resources/{slug}/reported.yaml")
 
 
@@ -87,6 +88,16 @@ def figures(names, *, input, env="core", entry=None, settings=()):
         entry=entry,
         settings=list(settings),
     )
+
+
+# Folders written by the rehearsal's fixture rules (workflow/rules/fixtures.smk): a user path inside one
+# is an input satisfied by that rule's directory output.
+FIXTURE_DIRS = []
+
+
+def user_inputs(section, prefix, docs):
+    """Input function: every user file or folder named in ``section`` (the config at ``prefix``)."""
+    return _user_inputs(section, prefix, docs, FIXTURE_DIRS)
 
 
 # slug -> list of Stage, filled by each paper's rule file and turned into rules by stages.smk.
@@ -127,6 +138,11 @@ def stage_rule(slug, st):
     else:
         outputs = dict(st.output)
     inputs = dict(st.input) | {"code": code_closure(entry)}
+    inputs["user_data"] = user_inputs(
+        _select(section, st.settings),
+        ("papers", slug),
+        f"docs/papers/{slug}.md, section 'Paper scale'",
+    )
     if st.reported:
         inputs["reported"] = reported_file(slug)
     suffix = "".join(f"_{{{w}}}" for w in _wildcards(outputs.values()))
@@ -136,6 +152,7 @@ def stage_rule(slug, st):
         "entry": entry,
         "settings": _select(section, st.settings),
         "scale": config["scale"],
+        "compute_threads": threads,
     }
     if st.seed:
         params["seed"] = config["seed"]
@@ -153,6 +170,7 @@ def stage_rule(slug, st):
         "params": params | st.params,
         "localrule": st.localrule,
         "wildcard_constraints": st.constraints,
+        "cache": st.cache,
     }
 
 

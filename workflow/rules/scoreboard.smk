@@ -4,8 +4,8 @@ In the report each paper is one category (its slug) holding its claims table, it
 provenance; the landing page (results/scoreboard.rst) links to those categories.
 """
 
-from repro.registry import load_papers
-from repro.scoreboard import built_papers, headline_figures
+from repro.reporting.registry import load_papers
+from repro.reporting.scoreboard import built_papers, headline_figures
 
 
 rule provenance:
@@ -26,7 +26,7 @@ rule provenance:
     conda:
         "../../envs/core.yaml"
     params:
-        entry="repro.provenance",
+        entry="repro.workflow.provenance",
         section=lambda wc: {
             k: v for k, v in paper_config(wc.paper).items() if k != "resources"
         },
@@ -41,7 +41,7 @@ rule scoreboard:
         claims=expand("results/{paper}/claims.json", paper=PAPERS),
         figures=lambda wc: list(headline_figures(PAPERS, rules).values()),
         papers=repo_file("resources/papers.yaml"),
-        code=code_closure("repro.scoreboard"),
+        code=code_closure("repro.reporting.scoreboard"),
     output:
         **{
             f"claims_{rule_name(slug)}": report(
@@ -70,7 +70,7 @@ rule scoreboard:
     conda:
         "../../envs/core.yaml"
     params:
-        entry="repro.scoreboard",
+        entry="repro.reporting.scoreboard",
         papers=PAPERS,
         built=built_papers(REPO, load_papers()),
         tables={slug: f"results/{slug}/claims.html" for slug in PAPERS},

@@ -16,6 +16,7 @@ for _slug, _stages in PAPER_STAGES.items():
                 _spec["benchmark"]
             wildcard_constraints:
                 **_spec["wildcard_constraints"],
+            cache: _spec["cache"]
             localrule: _spec["localrule"]
             conda:
                 _spec["conda"]

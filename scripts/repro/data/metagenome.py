@@ -24,8 +24,8 @@ import pandas as pd
 import torch
 import xarray as xr
 
-from repro.io import InputError, atomic_path, sha256, write_json
 from repro.papers.hysomi.soil_model import PARAMS, SIM_DT, STATES, Bounds, simulate
+from repro.workflow.io import InputError, atomic_path, sha256, write_json
 
 TRAITS = (
     "genome_size",

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import yaml
 
-from repro.io import InputError, atomic_path, sha256
-from repro.manifest import file_record, write_manifest
+from repro.workflow.io import InputError, atomic_path, sha256
+from repro.workflow.manifest import file_record, write_manifest
 
 log = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[3]

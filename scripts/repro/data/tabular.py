@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 ADULT_MEMBER = "shapiq/datasets/data/adult_census.csv"
 CALIFORNIA_MEMBER = "shapiq/datasets/data/california_housing.csv"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError, atomic_path, sha256
+from repro.workflow.io import InputError, atomic_path, sha256
 
 log = logging.getLogger(__name__)
 WEIGHTS = "model.safetensors"

@@ -10,7 +10,7 @@ import pandas as pd
 
 from repro.data.atlas.preprocess import preprocess_all
 from repro.data.atlas.splits import SPLITS
-from repro.io import InputError, atomic_path, read_json, sha256, write_json
+from repro.workflow.io import InputError, atomic_path, read_json, sha256, write_json
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import mdtraj as md
 import numpy as np
 
-from repro.io import atomic_path
+from repro.workflow.io import atomic_path
 
 LICENCE = "MDAnalysisTests data files, LGPLv3+ (https://github.com/MDAnalysis/mdanalysis)"
 
@@ -90,7 +90,7 @@ def main(job) -> None:
     """Rule entry ``atlas_embedded``: the raw layout plus ``entries.json`` (replicates, splits, licence)."""
     import MDAnalysisTests
 
-    from repro.io import write_json
+    from repro.workflow.io import write_json
 
     with atomic_path(job.output.raw) as tmp:
         tmp.mkdir()

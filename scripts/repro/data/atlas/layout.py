@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 TRAJECTORY_SUFFIXES = (".xtc", ".dcd")
 REPLICATE_FILE = re.compile(r"^(?P<name>.+?)(?:_prod)?_R(?P<rep>\d+)(?:_fit)?\.(?:xtc|dcd)$")

@@ -32,7 +32,7 @@ import numpy as np
 
 from repro.data.atlas.atom14 import atom14_index, gather_atom14, standard_residue
 from repro.data.atlas.layout import atom14_name, ca_name, replicate_paths, require_replicates, topology_path
-from repro.io import InputError, atomic_path
+from repro.workflow.io import InputError, atomic_path
 
 log = logging.getLogger(__name__)
 NM_TO_ANGSTROM = 10.0

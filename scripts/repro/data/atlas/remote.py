@@ -2,7 +2,7 @@
 
 Archive URL: ``{base_url}/{name}/{name}_{archive}.zip`` (archive ``protein``: 10,000 frames
 per replicate at 10 ps; ``analysis``: 1,000 frames at 100 ps). Downloads go to a cache
-folder outside the rule's outputs, through the shared downloader (repro.download: resumed with an
+folder outside the rule's outputs, through the shared downloader (repro.workflow.download: resumed with an
 HTTP Range request, hashed and checked against a configured checksum before it is renamed into
 place), and checked as a zip. From each archive only the topology and the replicate
 trajectories are extracted, in either naming (``{name}_prod_R{i}_fit.xtc`` or
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from repro.data.atlas.layout import REPLICATE_FILE
 from repro.data.atlas.splits import read_split
-from repro.download import download as fetch
-from repro.io import InputError, atomic_path, write_json
+from repro.workflow.download import download as fetch
+from repro.workflow.io import InputError, atomic_path, write_json
 
 log = logging.getLogger(__name__)
 ARCHIVES = {"protein": {"frames": 10000, "dt_ps": 10.0}, "analysis": {"frames": 1000, "dt_ps": 100.0}}
@@ -38,7 +38,7 @@ def archive_url(base_url: str, name: str, archive: str) -> str:
 def download(
     url: str, dest: Path, name: str, timeout: float = 60.0, retries: int = 3, sha256: str | None = None
 ) -> dict:
-    """Download ``url`` to ``dest`` through repro.download (resumable, sha256 checked before the move).
+    """Download ``url`` to ``dest`` through repro.workflow.download (resumable, sha256 checked before the move).
 
     Network errors and short reads are retried with back-off; a 4xx answer is not. Errors name the protein.
     """

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 TRAIN_END = "2018-04-25"
 VAL_START, VAL_END = "2018-05-23", "2019-04-10"

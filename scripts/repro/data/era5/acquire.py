@@ -21,7 +21,7 @@ from repro.data.era5.canonical import Selection, canonicalise_indexed, channel_n
 from repro.data.era5.readers import guess_format, local_zarr_root, open_source
 from repro.data.era5.shallow_water import ShallowWaterSettings, simulate
 from repro.data.era5.writer import chunk_readers, store_bytes, write_canonical
-from repro.io import InputError, write_json
+from repro.workflow.io import InputError, write_json
 
 log = logging.getLogger(__name__)
 STORES_FILE = Path(__file__).resolve().parents[4] / "resources" / "era5" / "stores.yaml"

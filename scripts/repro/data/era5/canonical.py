@@ -16,7 +16,7 @@ import pandas as pd
 import xarray as xr
 
 from repro.data.era5.names import CANONICAL_ORDER, DIM_ALIASES, SPATIAL_DIMS, VARIABLE_ALIASES
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 @dataclass(frozen=True)

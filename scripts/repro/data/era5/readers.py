@@ -13,7 +13,7 @@ from typing import Any
 import fsspec
 import xarray as xr
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 FORMATS = ("zarr", "netcdf", "grib")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from repro.data.era5.canonical import Selection, canonicalise
 from repro.data.era5.readers import open_source
 from repro.data.era5.writer import write_canonical
-from repro.io import write_json
+from repro.workflow.io import write_json
 
 
 def sha256(path: Path) -> str:

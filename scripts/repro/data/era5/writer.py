@@ -36,7 +36,7 @@ import zarr
 
 from repro.data.era5.canonical import CANONICAL_ORDER, SourceIndex, channel_names
 from repro.data.era5.chunks import chunk_array
-from repro.io import InputError, atomic_path
+from repro.workflow.io import InputError, atomic_path
 
 log = logging.getLogger(__name__)
 COMPRESSOR = zarr.codecs.BloscCodec(cname="lz4", clevel=5, shuffle=zarr.codecs.BloscShuffle.shuffle)

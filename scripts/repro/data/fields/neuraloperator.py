@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 NEURALOP_DATA = "neuralop/datasets/data"
 

@@ -9,7 +9,7 @@
   one array per field (sample, time, x, y);
 - ``the_well_hdf5``: The Well HDF5 (``t0_fields/<name>`` (traj, time, x, y), ``t1_fields/<name>``
   (traj, time, x, y, 2), ``dimensions/time``; attrs ``n_spatial_dims``).
-Each raises :class:`repro.io.InputError` naming the file and what is missing.
+Each raises :class:`repro.workflow.io.InputError` naming the file and what is missing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 SEVIR_FRAMES = 49
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 import xarray as xr
 
-from repro.io import InputError, atomic_path
+from repro.workflow.io import InputError, atomic_path
 
 SPLITS = ("train", "val", "test")
 SPATIAL = ("y", "x")

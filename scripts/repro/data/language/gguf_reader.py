@@ -16,7 +16,7 @@ import numpy as np
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 from gguf.quants import dequantize
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 MAGIC = b"GGUF"
 # GGUF metadata value types -> struct format (8 = string, 9 = array are handled apart).

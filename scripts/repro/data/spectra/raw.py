@@ -11,8 +11,8 @@ from pathlib import Path
 
 from repro.data.spectra.acquire import check_role, download, record
 from repro.data.spectra.synthetic import generate
-from repro.entry import Job
-from repro.io import InputError, sha256, write_json
+from repro.workflow.entry import Job
+from repro.workflow.io import InputError, sha256, write_json
 
 
 def main(job: Job) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from rdkit import Chem, rdBase
 
 from repro.data.spectra.molecules import Rejected
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 SPECTRUM_FIELD = re.compile(r"^Spectrum\s+(13C|1H)\s+(\d+)$")
 SOLVENT_LINE = re.compile(r"^\s*(\d+)\s*:\s*(.*?)\s*$")

@@ -21,7 +21,7 @@ from repro.data.spectra.literature import multiplicity, render_carbon_text, rend
 from repro.data.spectra.molecules import symmetry_classes
 from repro.data.spectra.sdf import format_spectrum_field, write_sdf
 from repro.data.spectra.teacher import SOLVENT_GROUPS, noisy_shifts
-from repro.io import atomic_path, write_json
+from repro.workflow.io import atomic_path, write_json
 
 NMREXP_COLUMNS = [
     "filename",

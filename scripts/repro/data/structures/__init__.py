@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 COLUMNS = ("chain_id", "source_file", "licence", "sequence", "n_residues", "backbone", "dssp", "split")
 SPLITS = ("train", "val", "test")

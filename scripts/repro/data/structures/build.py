@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 
 from repro.data.structures import COLUMNS, SPLITS
 from repro.data.structures.reader import ChainRecord, read_folder
-from repro.io import InputError, atomic_path, read_json
-from repro.manifest import file_record, write_manifest
+from repro.workflow.io import InputError, atomic_path, read_json
+from repro.workflow.manifest import file_record, write_manifest
 
 log = logging.getLogger(__name__)
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import mdtraj as md
 import numpy as np
 
-from repro.protein_geometry import add_oxygens
+from repro.metrics.protein_geometry import add_oxygens
 
 
 def dssp_of_backbone(backbone: np.ndarray) -> str:
     """mdtraj's three-class DSSP (H/E/C) of an N/CA/C backbone in Å; the carbonyl oxygens DSSP needs are placed
-    by :func:`repro.protein_geometry.add_oxygens`."""
+    by :func:`repro.metrics.protein_geometry.add_oxygens`."""
     atoms = add_oxygens(backbone)
     top = md.Topology()
     chain = top.add_chain()

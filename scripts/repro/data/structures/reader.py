@@ -30,7 +30,7 @@ import mdtraj as md
 import numpy as np
 
 from repro.data.atlas.atom14 import standard_residue
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""AutoMat's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""AutoMat's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval
 
 
 def _paired(m: Mapping[str, Any], key: str, dose: float | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import atomic_path, sha256, write_json
 from repro.papers.automat.forward import noisy, render_template
 from repro.papers.automat.stem2mat import read_stem2mat
 from repro.papers.automat.templates import LIBRARY
+from repro.workflow.io import atomic_path, sha256, write_json
 
 
 def simulate(gen: dict, cfg: dict, names: list[str]) -> dict:

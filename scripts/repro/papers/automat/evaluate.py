@@ -15,15 +15,15 @@ import numpy as np
 import pandas as pd
 from pymatgen.analysis.structure_matcher import StructureMatcher
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import read_json, write_json
 from repro.papers.automat.analysis import fit_peaks
 from repro.papers.automat.claims import CLAIMS
 from repro.papers.automat.controller import EnergyModel
 from repro.papers.automat.data import simulate
 from repro.papers.automat.forward import column_positions, ncc, render
 from repro.papers.automat.templates import structure
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, write_json
 
 
 def match_rows(rec: pd.DataFrame, truth: dict, matcher: StructureMatcher, energies: EnergyModel) -> pd.DataFrame:

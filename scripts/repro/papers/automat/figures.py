@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from repro.io import read_json
 from repro.papers.automat.analysis import denoise
 from repro.papers.automat.forward import render_template
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json
 
 LABELS = {"feed_forward": "feed-forward", "closed_loop": "closed loop (verify + retry)"}
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import write_json
 from repro.papers.automat.templates import LIBRARY, structure
+from repro.workflow.io import write_json
 
 
 def main(job) -> None:

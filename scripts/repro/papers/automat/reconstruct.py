@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from repro.io import InputError, atomic_path, read_json
 from repro.papers.automat.controller import EnergyModel, closed_loop, feed_forward
-from repro.progress import Progress
+from repro.workflow.io import InputError, atomic_path, read_json
+from repro.workflow.progress import Progress
 
 
 def main(job) -> None:

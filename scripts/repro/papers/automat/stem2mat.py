@@ -19,8 +19,8 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from repro.io import InputError
 from repro.papers.automat.templates import LIBRARY, structure
+from repro.workflow.io import InputError
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
 DOSE = re.compile(r"dose[_-]?(\d+(?:\.\d+)?)", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""BioDynaSpec's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""BioDynaSpec's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 R_s comparisons use every generated sample of every held-out trajectory (``r_s_per_sample`` per item
 in metrics.json): the mean over trajectories of the baseline's mean R_s minus BioDynaSpec's, with a
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Interval, Measured, Test, deviation_from_reported
+from repro.reporting.claims import ClaimSpec, Interval, Measured, Test, deviation_from_reported
 
 # reported.yaml key -> (summary metric, tolerance kind, tolerance): our tolerances around the paper's numbers.
 FULL_SCALE = {

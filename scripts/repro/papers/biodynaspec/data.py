@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from repro.data.atlas.layout import ca_name
-from repro.io import InputError
 from repro.papers.biodynaspec.geometry import superpose
 from repro.papers.biodynaspec.iwfd import spectrum_to_window, window_spectrum
+from repro.workflow.io import InputError
 
 AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
 REPRESENTATIONS = ("spectral", "time")

@@ -12,10 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
 from repro.data.atlas.splits import read_split
-from repro.device import pick_device
-from repro.io import atomic_path, write_json
 from repro.papers.biodynaspec import metrics as M
 from repro.papers.biodynaspec.claims import CLAIMS, FULL_SCALE
 from repro.papers.biodynaspec.data import load_ca, read_meta, residue_types
@@ -24,7 +21,10 @@ from repro.papers.biodynaspec.geometry import superpose
 from repro.papers.biodynaspec.registry import MODELS
 from repro.papers.biodynaspec.spectral_checks import check_trajectory
 from repro.papers.biodynaspec.synthetic import synthetic_checks
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.device import pick_device
+from repro.workflow.io import atomic_path, write_json
 
 log = logging.getLogger(__name__)
 PAPER = "biodynaspec"

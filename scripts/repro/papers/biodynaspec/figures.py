@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import signal
 
-from repro.io import read_json
-from repro.plotting import PALETTE, save, subplots
+from repro.reporting.plotting import PALETTE, save, subplots
+from repro.workflow.io import read_json
 
 TABLE_KEYS = [
     ("r_s_report", "R_s (Å)"),

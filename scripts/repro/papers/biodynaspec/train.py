@@ -2,7 +2,7 @@
 
 Windows slide over every anchor position of each training replicate; a batch holds
 windows of one protein (no padding), cropped to ``crop`` contiguous residues as in MDGen.
-Seeded per epoch, checkpointed and resumable through :func:`repro.training.train`: batches come from
+Seeded per epoch, checkpointed and resumable through :func:`repro.learning.training.train`: batches come from
 ``default_rng([seed, epoch])`` and the diffusion noise from the per-epoch seeded torch generator, so a
 resumed run equals an uninterrupted one bit for bit.
 """
@@ -17,11 +17,11 @@ import numpy as np
 import torch
 
 from repro.data.atlas.splits import read_split
-from repro.device import pick_device
-from repro.io import InputError
+from repro.learning.training import fingerprint_of, save_checkpoint, seed_everything, train
 from repro.papers.biodynaspec.data import read_meta, slot_scales, to_slots, training_windows
 from repro.papers.biodynaspec.registry import MODELS, build_network
-from repro.training import fingerprint_of, save_checkpoint, seed_everything, train
+from repro.workflow.device import pick_device
+from repro.workflow.io import InputError
 
 log = logging.getLogger(__name__)
 

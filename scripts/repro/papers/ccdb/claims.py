@@ -1,10 +1,10 @@
-"""CCDB's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""CCDB's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Test, seed_interval
 
 
 def _at(m: dict, which: str, method: str, key: str) -> np.ndarray:

@@ -14,8 +14,8 @@ import numpy as np
 
 from repro.data.images import read_images
 from repro.data.images.derived import PALETTE, coloured_spurious, colourise
-from repro.io import write_npz
-from repro.manifest import file_record, write_manifest
+from repro.workflow.io import write_npz
+from repro.workflow.manifest import file_record, write_manifest
 
 
 def ratio_key(rho: float) -> str:

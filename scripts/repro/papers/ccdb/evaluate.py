@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import read_json, read_npz, write_json
 from repro.papers.ccdb.claims import CLAIMS
 from repro.papers.ccdb.data import ratio_key
 from repro.papers.ccdb.scoring import scores
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, read_npz, write_json
 
 SCORES = ("average", "worst_group", "unbiased", "conflicting", "aligned")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro import plotting
-from repro.io import read_json, read_npz
+from repro.reporting import plotting
+from repro.workflow.io import read_json, read_npz
 
 LABELS = {"erm": "ERM", "ccdb": "CCDB", "jtt": "JTT", "group_balanced": "group-balanced*", "group_dro": "GroupDRO*"}
 

@@ -12,7 +12,7 @@ def build(section: dict, device):
     import torch
     from torch.nn import functional as F
 
-    from repro.smallnets import MLP
+    from repro.learning.smallnets import MLP
 
     model = MLP(INPUTS, section["model"]["hidden"], 10).to(device)
 

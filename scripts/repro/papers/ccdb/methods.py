@@ -1,4 +1,4 @@
-"""The classifiers CCDB is compared with, all on the same MLP and training loop (repro.smallnets.fit):
+"""The classifiers CCDB is compared with, all on the same MLP and training loop (repro.learning.smallnets.fit):
 ERM; CCDB (bias-capturing model -> balancing weights -> weighted ERM); JTT (up-weight the errors of an
 early ERM model); and, with group labels (oracles), group-balanced reweighting and online group DRO."""
 
@@ -9,10 +9,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from repro.learning_metrics import accuracy
+from repro.learning.smallnets import MLP, fit, predict
+from repro.learning.training import epoch_rng, train
+from repro.metrics.learning import accuracy
 from repro.papers.ccdb.weights import balance_weights
-from repro.smallnets import MLP, fit, predict
-from repro.training import epoch_rng, train
 
 
 def make_model(n_in: int, s: dict, seed: int) -> MLP:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.learning_metrics import accuracy, group_accuracy, worst_group_accuracy
+from repro.metrics.learning import accuracy, group_accuracy, worst_group_accuracy
 
 
 def scores(pred: np.ndarray, y: np.ndarray, bias: np.ndarray, group: np.ndarray, min_group: int) -> dict:

@@ -8,12 +8,12 @@ import logging
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from repro.device import pick_device
-from repro.io import read_npz, write_json, write_npz
+from repro.learning.smallnets import predict
 from repro.papers.ccdb.data import ratio_key
 from repro.papers.ccdb.methods import METHODS
 from repro.papers.ccdb.scoring import scores, weight_shares
-from repro.smallnets import predict
+from repro.workflow.device import pick_device
+from repro.workflow.io import read_npz, write_json, write_npz
 
 log = logging.getLogger(__name__)
 

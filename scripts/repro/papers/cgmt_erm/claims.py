@@ -1,4 +1,4 @@
-"""cgmt-erm's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""cgmt-erm's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 The semi-empirical predictions (convolution, Gaussian and Gaussian-mixture equivalents) are built from
 replicates held out from the empirical law they are compared with (evaluate.split_replicates), and their KS
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Interval, Measured, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Interval, Measured, Test, seed_interval
 
 Metrics = Mapping[str, Any]
 THEORY_RATE = -0.5  # finite-size corrections of the asymptotic law are O(1 / sqrt(p))

@@ -17,8 +17,8 @@ import math
 import numpy as np
 import zarr
 
-from repro.io import atomic_path, write_json
 from repro.papers.cgmt_erm import designs, store
+from repro.workflow.io import atomic_path, write_json
 
 FIXED_FIELDS = ("mean", "teacher", "spike", "weights")
 

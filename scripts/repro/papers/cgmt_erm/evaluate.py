@@ -15,13 +15,13 @@ import math
 import numpy as np
 from scipy.stats import chi2, norm
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import atomic_path, write_json
 from repro.papers.cgmt_erm import fixed_point, laws
 from repro.papers.cgmt_erm.claims import CLAIMS
 from repro.papers.cgmt_erm.store import dims, families, fit_key, read
-from repro.registry import load_reported
-from repro.stores import open_zarr_group
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import atomic_path, write_json
+from repro.workflow.stores import open_zarr_group
 
 HIST_BINS = 80
 

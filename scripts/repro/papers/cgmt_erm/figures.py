@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro import plotting
-from repro.io import read_json
+from repro.reporting import plotting
+from repro.workflow.io import read_json
 
 PREDICTIONS = {
     "convolution": "mu^T x * N(0, tr(C Sigma))",

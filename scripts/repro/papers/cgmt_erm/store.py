@@ -7,7 +7,7 @@ import os
 import numpy as np
 import zarr
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def read(group: zarr.Group, name: str, path: str | os.PathLike) -> np.ndarray:

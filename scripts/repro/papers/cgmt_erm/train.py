@@ -15,10 +15,10 @@ import numpy as np
 import zarr
 from threadpoolctl import threadpool_limits
 
-from repro.io import InputError, atomic_path
 from repro.papers.cgmt_erm import erm, losses
 from repro.papers.cgmt_erm.store import dims, families, fit_key, read, train_arrays
-from repro.stores import open_zarr_group
+from repro.workflow.io import InputError, atomic_path
+from repro.workflow.stores import open_zarr_group
 
 
 def fit_all(X, Y, n: int, loss: str, lam: float, **kw) -> np.ndarray:

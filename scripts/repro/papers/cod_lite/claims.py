@@ -1,4 +1,4 @@
-"""CoD-Lite's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""CoD-Lite's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Interval, Measured, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Interval, Measured, Test, seed_interval
 
 
 def _per_seed(m: Mapping[str, Any], decoder: str, metric: str) -> np.ndarray:

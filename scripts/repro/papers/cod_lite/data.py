@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from repro.fields_io import save_arrays
-from repro.io import InputError, sha256, write_json
+from repro.workflow.fields_io import save_arrays
+from repro.workflow.io import InputError, sha256, write_json
 
 SUFFIXES = (".png", ".jpg", ".jpeg")
 

@@ -1,6 +1,6 @@
 """Stage: distortion, the perceptual proxy, rates and speed of every decoder and of JPEG; claims.
 
-Per seed and decoder: PSNR and MS-SSIM (repro.image_metrics) averaged over the test images, and the sliced
+Per seed and decoder: PSNR and MS-SSIM (repro.metrics.images) averaged over the test images, and the sliced
 Wasserstein distance between 4x4 patch distributions of reconstructions and originals (the offline
 perceptual proxy; no pretrained network). Rates are the bits the range coder wrote. JPEG is evaluated over
 the configured qualities and interpolated at the learned codec's rate (scan payload bits).
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.fields_io import load_arrays
-from repro.image_metrics import ms_ssim, psnr, sliced_wasserstein
-from repro.io import InputError, read_json, write_json
+from repro.metrics.images import ms_ssim, psnr, sliced_wasserstein
 from repro.papers.cod_lite.claims import CLAIMS
 from repro.papers.cod_lite.coding import HEADER_BITS
 from repro.papers.cod_lite.jpeg import interpolate_at, jpeg_roundtrip
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.fields_io import load_arrays
+from repro.workflow.io import InputError, read_json, write_json
 
 
 def quality(recon: np.ndarray, test: np.ndarray) -> dict[str, float]:

@@ -27,13 +27,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from repro.device import pick_device
-from repro.fields_io import save_arrays
-from repro.fields_training import fit_arrays
-from repro.io import InputError, read_npz, write_json
-from repro.operators import count_parameters
+from repro.learning.fields_training import fit_arrays
+from repro.learning.operators import count_parameters
+from repro.learning.training import fingerprint_of
 from repro.papers.cod_lite import coding, model
-from repro.training import fingerprint_of
+from repro.workflow.device import pick_device
+from repro.workflow.fields_io import save_arrays
+from repro.workflow.io import InputError, read_npz, write_json
 
 
 class MSECodec(nn.Module):

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, seed_interval
 
 # Tasks of the embedded default, and those only the full-scale config runs.
 SMOKE_TASKS = {"sphere": "GeoNames cities on S^2"}

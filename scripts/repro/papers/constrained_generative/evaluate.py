@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, read_npz, write_json
 from repro.papers.constrained_generative.claims import CLAIMS
 from repro.papers.constrained_generative.manifolds import manifold
 from repro.papers.constrained_generative.metrics import (
@@ -17,7 +15,9 @@ from repro.papers.constrained_generative.metrics import (
     perturbation_checks,
     sliced_wasserstein,
 )
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, read_npz, write_json
 
 CHECK_POINTS = 500
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import read_json, read_npz
 from repro.papers.constrained_generative.manifolds import manifold
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json, read_npz
 
 
 def _angles(name: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, str, str]:

@@ -8,7 +8,7 @@ import math
 import torch
 from torch import nn
 
-from repro.ensemble import EnsembleMLP
+from repro.learning.ensemble import EnsembleMLP
 
 
 def _time_features(t: torch.Tensor) -> torch.Tensor:

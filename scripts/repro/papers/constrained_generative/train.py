@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repro.device import pick_device
-from repro.io import InputError, atomic_path, read_npz
+from repro.learning.training import epoch_rng, fingerprint_of, train
 from repro.papers.constrained_generative.manifolds import manifold
 from repro.papers.constrained_generative.models import build
-from repro.training import epoch_rng, fingerprint_of, train
+from repro.workflow.device import pick_device
+from repro.workflow.io import InputError, atomic_path, read_npz
 
 log = logging.getLogger(__name__)
 VAL_SEED, SAMPLE_SEED = 11, 22

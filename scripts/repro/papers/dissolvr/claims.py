@@ -1,4 +1,4 @@
-"""DISSOLVR's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""DISSOLVR's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval, seed_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval, seed_interval
 
 
 def rmse_difference(a: np.ndarray, b: np.ndarray) -> float:

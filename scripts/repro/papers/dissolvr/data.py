@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from repro.io import InputError, atomic_path, sha256, write_json
 from repro.papers.dissolvr.sources import READERS, read_sdf
+from repro.workflow.io import InputError, atomic_path, sha256, write_json
 
 DOWNLOAD = {
     "aqsoldb": "download AqSolDB's curated CSV from Harvard Dataverse (doi:10.7910/DVN/OVHAW8) and place it here",

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, read_json, write_json
-from repro.metrics import mae, r2, rmse
+from repro.metrics.regression import mae, r2, rmse
 from repro.papers.dissolvr.claims import CLAIMS
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, read_json, write_json
 
 REQUIRED = {"split", "seed", "model", "row", "logS", "prediction"}
 

@@ -11,9 +11,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from repro.io import InputError, atomic_path, write_json
 from repro.papers.dissolvr.features import featurise, morgan_bits
-from repro.progress import Progress
+from repro.workflow.io import InputError, atomic_path, write_json
+from repro.workflow.progress import Progress
 
 
 def main(job) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from repro.io import read_json
-from repro.plotting import PALETTE, save, subplots
+from repro.reporting.plotting import PALETTE, save, subplots
+from repro.workflow.io import read_json
 
 LABELS = {
     "dissolvr": "DISSOLVR-lite (GBM)",

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from rdkit import Chem, RDLogger
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 COLUMNS = ["solute_smiles", "solvent_smiles", "T_K", "logS", "source", "split"]
 WATER = "O"

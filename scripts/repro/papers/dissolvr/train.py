@@ -13,10 +13,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from repro.io import InputError, atomic_path, write_json
 from repro.papers.dissolvr import models
 from repro.papers.dissolvr.features import ESOL
-from repro.progress import Progress
+from repro.workflow.io import InputError, atomic_path, write_json
+from repro.workflow.progress import Progress
 
 PHYSICAL_BLOCKS = ("rdkit:", "surface:", "joback:", "abraham:", "solvent_", "state:")
 

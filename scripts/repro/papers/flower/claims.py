@@ -1,4 +1,4 @@
-"""Flower's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""Flower's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, seed_interval
 
 SLOPE_LIMIT = 1.2
 COSINE_THRESHOLD = 0.5

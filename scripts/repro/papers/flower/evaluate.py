@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.fields_io import load_arrays
-from repro.fields_metrics import vrmse
-from repro.io import read_json, write_json
+from repro.metrics.fields import vrmse
 from repro.papers.flower.claims import CLAIMS
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.fields_io import load_arrays
+from repro.workflow.io import read_json, write_json
 
 TASKS = ("advection", "wave", "burgers")
 

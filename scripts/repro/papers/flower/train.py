@@ -21,13 +21,13 @@ import numpy as np
 import torch
 
 from repro.data.fields.store import open_fields, split_of
-from repro.device import pick_device
-from repro.fields_io import save_arrays
-from repro.fields_training import fit_arrays
-from repro.io import write_json
-from repro.operators import baseline, count_parameters
+from repro.learning.fields_training import fit_arrays
+from repro.learning.operators import baseline, count_parameters
+from repro.learning.training import fingerprint_of
 from repro.papers.flower.model import Flower, SelfWarp, warp
-from repro.training import fingerprint_of
+from repro.workflow.device import pick_device
+from repro.workflow.fields_io import save_arrays
+from repro.workflow.io import write_json
 
 
 def task_fields(path: str, split: str) -> tuple[np.ndarray, np.ndarray]:
@@ -82,7 +82,7 @@ def mse_loss(model, batch) -> torch.Tensor:
 
 
 def fit(model, x, y, settings, seed, checkpoint, loss_fn=mse_loss, device=None, batch=None):
-    """repro.training.train with per-epoch batch order from epoch_rng; the model ends on the CPU.
+    """repro.learning.training.train with per-epoch batch order from epoch_rng; the model ends on the CPU.
 
     ``batch`` overrides the configured batch size (a task with many small samples uses larger batches)."""
     return fit_arrays(

@@ -1,4 +1,4 @@
-"""Focusing's claims as functions of the evaluate stage's metrics (see repro.claims). The paper was not
+"""Focusing's claims as functions of the evaluate stage's metrics (see repro.reporting.claims). The paper was not
 located: the paper claims are the brief's presumed ones (carving cuts active voxels, memory and time; quality
 does not suffer), tested directionally at small scale."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Test, seed_interval
 
 
 def _per_seed(m: Mapping[str, Any], mode: str, key: str) -> np.ndarray:

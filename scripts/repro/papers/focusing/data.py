@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.fields_io import save_arrays
-from repro.io import InputError, sha256, write_json
 from repro.papers.focusing import carving, geometry
-from repro.progress import Progress
+from repro.workflow.fields_io import save_arrays
+from repro.workflow.io import InputError, sha256, write_json
+from repro.workflow.progress import Progress
 
 
 def mesh_files(job, cfg: dict) -> dict[str, list[Path]]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from repro.claims import evaluate_claims, write_claims
-from repro.fields_io import load_arrays
-from repro.io import InputError, read_json, write_json
 from repro.papers.focusing.carving import MODES
 from repro.papers.focusing.claims import CLAIMS
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.fields_io import load_arrays
+from repro.workflow.io import InputError, read_json, write_json
 
 
 def chamfer_fscore(pred: np.ndarray, true: np.ndarray, tau: float) -> tuple[float, float]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.fields_io import load_arrays
-from repro.io import read_json
 from repro.papers.focusing.carving import MODES
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.fields_io import load_arrays
+from repro.workflow.io import read_json
 
 LABELS = {"dense": "no carving", "carved": "carving", "focusing": "carving + zoom"}
 

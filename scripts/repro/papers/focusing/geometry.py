@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def read_obj(path: str | Path) -> tuple[np.ndarray, np.ndarray]:

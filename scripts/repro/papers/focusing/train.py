@@ -23,12 +23,12 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from repro.device import pick_device
-from repro.fields_io import load_arrays, save_arrays
-from repro.io import InputError, write_json
+from repro.learning.training import epoch_rng, fingerprint_of, train
 from repro.papers.focusing.carving import MODES
 from repro.papers.focusing.model import VoxelVAE, depth_normals, render
-from repro.training import epoch_rng, fingerprint_of, train
+from repro.workflow.device import pick_device
+from repro.workflow.fields_io import load_arrays, save_arrays
+from repro.workflow.io import InputError, write_json
 
 
 class Shape:

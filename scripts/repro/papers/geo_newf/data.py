@@ -16,10 +16,10 @@ import logging
 import numpy as np
 import zarr
 
-from repro.io import atomic_path, write_json
 from repro.papers.geo_newf.meshes import make_sample
 from repro.papers.geo_newf.store import ARRAYS, ATTRS
-from repro.progress import Progress
+from repro.workflow.io import atomic_path, write_json
+from repro.workflow.progress import Progress
 
 LOG = logging.getLogger(__name__)
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, atomic_path, write_json
 from repro.papers.geo_newf import fem
 from repro.papers.geo_newf.claims import CLAIMS
 from repro.papers.geo_newf.model import GeoNeW, edge_fluxes, make_batch, relative_l2
 from repro.papers.geo_newf.store import by_family, read_split
 from repro.papers.geo_newf.train import build
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, atomic_path, write_json
 
 SPLITS = ("test_id", "test_ood")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.tri import Triangulation
 
-from repro.io import read_json
 from repro.papers.geo_newf.store import by_family, read_split
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json
 
 LABELS = {"geonew": "Geo-NeW-lite", "regression": "regression transformer"}
 

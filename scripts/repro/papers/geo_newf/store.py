@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import InputError
-from repro.stores import open_zarr_group
+from repro.workflow.io import InputError
+from repro.workflow.stores import open_zarr_group
 
 ARRAYS = ("nodes", "cells", "facets", "facet_side", "dirichlet", "load", "source", "u", "dirichlet_sides", "neumann")
 ATTRS = ("family", "amplitude", "newton_iterations")

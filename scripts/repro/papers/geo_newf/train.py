@@ -11,10 +11,10 @@ from pathlib import Path
 
 import torch
 
-from repro.io import atomic_path
+from repro.learning.training import epoch_rng, fingerprint_of, train
 from repro.papers.geo_newf.model import GeoNeW, MeshBatch, Regression, make_batch, relative_l2
 from repro.papers.geo_newf.store import read_split
-from repro.training import epoch_rng, fingerprint_of, train
+from repro.workflow.io import atomic_path
 
 MODELS = ("geonew", "regression")
 

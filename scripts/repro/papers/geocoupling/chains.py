@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from repro.metrics.protein_geometry import dihedral, place_atom
 from repro.papers.geocoupling.metrics import mean_pairwise_hamming
-from repro.protein_geometry import dihedral, place_atom
 
 AMINO = "ACDEFGHIKLMNPQRSTVWY"
 CA_BOND = 3.8

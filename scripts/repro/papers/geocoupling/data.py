@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import InputError, atomic_path, sha256, write_json
 from repro.papers.geocoupling.lattice import sequence_bits, solve
+from repro.workflow.io import InputError, atomic_path, sha256, write_json
 
 
 def ground_state_pairs(energy: np.ndarray, e_min: np.ndarray, sequences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import yaml
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, read_npz, write_json
 from repro.papers.geocoupling.claims import claims_for
 from repro.papers.geocoupling.coupling import curve_defects
 from repro.papers.geocoupling.lattice import brute_force_energy
 from repro.papers.geocoupling.metrics import scorer
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, read_npz, write_json
 
 BRUTE_PAIRS, BRUTE_SEQUENCES = 400, 6
 

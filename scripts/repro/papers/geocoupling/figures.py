@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import read_json
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json
 
 FIXED = {"synchronous": 1.0, "alpha_0.5": 0.5, "alpha_2": 2.0}
 

@@ -17,7 +17,7 @@ import math
 import torch
 from torch import nn
 
-from repro.ensemble import EnsembleLinear
+from repro.learning.ensemble import EnsembleLinear
 
 
 class CoDesigner(nn.Module):

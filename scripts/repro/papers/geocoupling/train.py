@@ -1,6 +1,6 @@
 """Stage: the bi-level coupling search and the final comparison, all members trained as stacks.
 
-Inner loop: a :class:`CoDesigner` per candidate curve trained with :func:`repro.training.train`. Outer
+Inner loop: a :class:`CoDesigner` per candidate curve trained with :func:`repro.learning.training.train`. Outer
 loop, per seed: a GP surrogate of validation consistency (samples generated along the candidate's own
 curve, from a validation sampling seed) over log(alpha) picks the next curves by expected improvement.
 The selected alpha (best validation consistency) is the learned coupling. The final stack trains
@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repro.io import InputError, atomic_path, read_npz
+from repro.learning.training import epoch_rng, fingerprint_of, train
 from repro.papers.geocoupling.bo import propose
 from repro.papers.geocoupling.coupling import Coupling, named
 from repro.papers.geocoupling.metrics import scorer
 from repro.papers.geocoupling.model import CoDesigner, masked_loss, sample, training_times
-from repro.training import epoch_rng, fingerprint_of, train
+from repro.workflow.io import InputError, atomic_path, read_npz
 
 log = logging.getLogger(__name__)
 VAL_SAMPLING_SEED, TEST_SAMPLING_SEED, VAL_LOSS_SEED, TIMES_SEED = 1001, 2002, 3003, 4004

@@ -1,4 +1,4 @@
-"""GPO's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""GPO's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval
 
 ACCURACY_TOLERANCE = 1.5
 """The brief's smoke test: GPO-lite within 1.5x of FNO-lite (the reviews report FNO <= GPO on NS2D)."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from repro.data.fields import neuraloperator, readers, simulators
 from repro.data.fields.store import make_dataset, write_fields
-from repro.io import sha256, write_json
+from repro.workflow.io import sha256, write_json
 
 
 def darcy(folder: str, n_train: int) -> dict:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.fields_io import load_arrays
-from repro.fields_metrics import relative_l2
-from repro.io import read_json, write_json
+from repro.metrics.fields import relative_l2
 from repro.papers.gpo.claims import CLAIMS
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.fields_io import load_arrays
+from repro.workflow.io import read_json, write_json
 
 TASKS = ("darcy", "ns")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Ellipse
 
-from repro.fields_io import load_arrays
-from repro.io import read_json
-from repro.plotting import PALETTE, save, subplots
+from repro.reporting.plotting import PALETTE, save, subplots
+from repro.workflow.fields_io import load_arrays
+from repro.workflow.io import read_json
 
 LABELS = {
     "gpo": "GPO-lite",

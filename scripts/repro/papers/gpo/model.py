@@ -107,7 +107,7 @@ class GPO(nn.Module):
         return self.head(a)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        from repro.operators import grid_coordinates
+        from repro.learning.operators import grid_coordinates
 
         b, _, h, w = x.shape
         coords = grid_coordinates(1, h, w, x.device).flatten(2).transpose(1, 2)

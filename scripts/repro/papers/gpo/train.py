@@ -19,13 +19,13 @@ import numpy as np
 import torch
 
 from repro.data.fields.store import open_fields, split_of
-from repro.device import pick_device
-from repro.fields_io import save_arrays
-from repro.fields_training import fit_arrays
-from repro.io import write_json
-from repro.operators import GalerkinTransformer, baseline, count_parameters, grid_coordinates
+from repro.learning.fields_training import fit_arrays
+from repro.learning.operators import GalerkinTransformer, baseline, count_parameters, grid_coordinates
+from repro.learning.training import fingerprint_of
 from repro.papers.gpo.model import GPO
-from repro.training import fingerprint_of
+from repro.workflow.device import pick_device
+from repro.workflow.fields_io import save_arrays
+from repro.workflow.io import write_json
 
 TASKS = {"darcy": ("permeability", "pressure"), "ns": ("vorticity", "vorticity")}
 POINT_MODELS = ("gpo", "galerkin")
@@ -86,7 +86,7 @@ def fit(
     loss_fn=mse_loss,
     device: torch.device | None = None,
 ):
-    """Train on normalised tensors with repro.training.train (seeded per epoch, resumable); the model
+    """Train on normalised tensors with repro.learning.training.train (seeded per epoch, resumable); the model
     ends on the CPU, where predictions and checks run."""
     return fit_arrays(
         model,

@@ -1,4 +1,4 @@
-"""Holi-Spatial's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""Holi-Spatial's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Differences between pipeline stages are paired over (scene, perception seed) units and carry a percentile
 bootstrap interval of the mean difference: a claim passes only when the whole interval clears its threshold.
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval
 
 
 def paired(m: Mapping[str, Any], a: str, b: str, metric: str, iou: str = "iou25") -> Measured:

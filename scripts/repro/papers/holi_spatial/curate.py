@@ -19,12 +19,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from repro.io import write_json
 from repro.papers.holi_spatial import lifting, perception, qa
 from repro.papers.holi_spatial.boxes import columns
 from repro.papers.holi_spatial.geometry import backproject, depth_f1, fuse_depths
 from repro.papers.holi_spatial.store import CLASSES, Scene, read_scene, scene_files
-from repro.progress import Progress
+from repro.workflow.io import write_json
+from repro.workflow.progress import Progress
 
 METHODS = ("single_frame", "multiview_raw", "fused", "filtered", "verified", "oracle")
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import atomic_path, write_json
-from repro.manifest import file_record, write_manifest
 from repro.papers.holi_spatial import qa
 from repro.papers.holi_spatial.scannet import read_scannet_scene
 from repro.papers.holi_spatial.scene import render_scene
 from repro.papers.holi_spatial.store import write_scene
-from repro.progress import Progress
+from repro.workflow.io import atomic_path, write_json
+from repro.workflow.manifest import file_record, write_manifest
+from repro.workflow.progress import Progress
 
 
 def main(job) -> None:

@@ -6,12 +6,12 @@ import json
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, write_json
 from repro.papers.holi_spatial.boxes import columns, restrict, scene_detection
 from repro.papers.holi_spatial.claims import CLAIMS
 from repro.papers.holi_spatial.qa import NUMERIC, correct, load_questions
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, write_json
 
 
 def load_curation(path: str) -> dict:

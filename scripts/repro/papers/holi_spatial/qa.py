@@ -156,7 +156,7 @@ def load_questions(path) -> list[dict]:
     """The QA pairs written by the data stage; a pair missing a field raises an InputError naming the file."""
     import json
 
-    from repro.io import InputError
+    from repro.workflow.io import InputError
 
     try:
         pairs = json.loads(open(path).read())

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError
 from repro.papers.holi_spatial.store import Scene
+from repro.workflow.io import InputError
 
 
 def _frame_ids(folder: Path) -> list[int]:

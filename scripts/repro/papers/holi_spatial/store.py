@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError, atomic_path
+from repro.workflow.io import InputError, atomic_path
 
 # Object classes of the simulated scenes (the table plus scene.ASSETS), the label set of the mask stand-in.
 CLASSES = ("table", "tray", "duck", "teddy", "mug", "lego", "jenga", "cube", "sphere", "ball")

@@ -1,4 +1,4 @@
-"""HySoMi's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""HySoMi's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Each paper claim is measured at every configured complexity level and reported for the level where it
 is weakest (its details list every level). Differences between methods carry a t interval over the
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval, seed_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval, seed_interval
 
 OBSERVED_SLACK = 1.10  # the brief's D2: constrained observed error at most 10 % above the unconstrained one
 HYBRIDS = ("constrained", "unconstrained", "global", "per_sample", "two_step")

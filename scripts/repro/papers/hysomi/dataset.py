@@ -10,8 +10,8 @@ import pandas as pd
 import torch
 import xarray as xr
 
-from repro.io import InputError
 from repro.papers.hysomi.soil_model import PARAMS, STATES
+from repro.workflow.io import InputError
 
 SPLITS = ("train", "val", "test")
 

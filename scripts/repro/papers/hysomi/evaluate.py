@@ -13,14 +13,14 @@ import logging
 import numpy as np
 import torch
 
-from repro import metrics
-from repro.claims import evaluate_claims, write_claims
-from repro.io import write_json
+from repro.metrics import regression as metrics
 from repro.papers.hysomi.claims import CLAIMS
 from repro.papers.hysomi.dataset import load_level, true_params
 from repro.papers.hysomi.runs import METHODS, load_runs
 from repro.papers.hysomi.soil_model import PARAMS, STATES, Bounds, simulate
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import write_json
 
 log = logging.getLogger(__name__)
 

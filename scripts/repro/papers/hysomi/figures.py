@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from repro import plotting
-from repro.io import read_json
 from repro.papers.hysomi.runs import load_runs
 from repro.papers.hysomi.soil_model import PARAMS, STATES
+from repro.reporting import plotting
+from repro.workflow.io import read_json
 
 COLORS = {
     "truth": "black",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 METHODS = ("constrained", "unconstrained", "global", "blackbox", "per_sample", "two_step")
 TRANSFERS = {"per_sample": "nearest", "two_step": "regression"}

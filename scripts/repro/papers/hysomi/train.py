@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repro.device import pick_device
-from repro.io import atomic_path
+from repro.learning.training import fingerprint_of, seed_everything, train
 from repro.papers.hysomi.constraints import load_ratios, total_penalty
 from repro.papers.hysomi.dataset import LevelData, Split, load_level, take
 from repro.papers.hysomi.models import (
@@ -30,7 +29,8 @@ from repro.papers.hysomi.models import (
     transfer_parameters,
 )
 from repro.papers.hysomi.soil_model import STATES, Bounds, simulate
-from repro.training import fingerprint_of, seed_everything, train
+from repro.workflow.device import pick_device
+from repro.workflow.io import atomic_path
 
 log = logging.getLogger(__name__)
 METHODS = ("constrained", "unconstrained", "global", "blackbox", "calibrated")

@@ -1,4 +1,4 @@
-"""ImgCoT's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""ImgCoT's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Small-scale stand-ins (named in every paper claim): a 2-layer transformer trained from scratch on generated
 modular arithmetic instead of a pretrained LLM on GSM8K/MATH, and a tiny VQ-VAE / GRU autoencoder as the
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Test, bootstrap_interval
+from repro.reporting.claims import ClaimSpec, Test, bootstrap_interval
 
 STAND_IN = "tiny LM from scratch on generated mod-p arithmetic, stand-in for a pretrained LLM on GSM8K"
 

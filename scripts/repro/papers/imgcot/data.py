@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import zarr
 
-from repro.io import atomic_path
-from repro.manifest import file_record, write_manifest
 from repro.papers.imgcot.problems import make_problem, make_templates, step_text
 from repro.papers.imgcot.render import font_name, render
+from repro.workflow.io import atomic_path
+from repro.workflow.manifest import file_record, write_manifest
 
 
 def generate(cfg: dict) -> tuple[pd.DataFrame, np.ndarray]:

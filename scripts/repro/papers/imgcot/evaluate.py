@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, read_json, write_json
 from repro.papers.imgcot.claims import CLAIMS
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, read_json, write_json
 
 NEEDED = ("method", "row", "split", "steps", "correct", "target_tokens", "generated_tokens", "decode_seconds")
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import zarr
 
-from repro.io import read_json
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json
 
 
 def accuracy_figure(metrics: dict, path: str) -> None:

@@ -16,10 +16,10 @@ import torch.nn.functional as F
 
 from repro.data.language.corpora import gsm_problems
 from repro.data.language.model import LanguageModel, smollm2
-from repro.io import write_json
+from repro.learning.training import seed_everything
 from repro.papers.imgcot.models import ImageVQ, image_loss
 from repro.papers.imgcot.render import render
-from repro.training import seed_everything
+from repro.workflow.io import write_json
 
 ANSWER_CUE = " The answer is"
 

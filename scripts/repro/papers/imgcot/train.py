@@ -18,12 +18,12 @@ import pandas as pd
 import torch
 import zarr
 
-from repro.device import pick_device
-from repro.io import InputError, atomic_path, write_json
+from repro.learning.training import epoch_rng, fingerprint_of, seed_everything, train
 from repro.papers.imgcot.models import ImageVQ, TextAE, TinyLM, image_loss, lm_loss, text_loss
 from repro.papers.imgcot.problems import vocabulary
 from repro.papers.imgcot.sequences import Encoder, select_steps
-from repro.training import epoch_rng, fingerprint_of, seed_everything, train
+from repro.workflow.device import pick_device
+from repro.workflow.io import InputError, atomic_path, write_json
 
 # full_cot first: the others start from it, and L-ImgCoT's step scores come from it
 METHODS = ("full_cot", "no_cot", "text_ae", "imgcot", "l_imgcot_k1", "l_imgcot_random_k1")
@@ -55,7 +55,7 @@ def batches_of(rows: np.ndarray, section: dict, seed: int, make):
 
 
 def fit(model, loss, batches, cfg: dict, name: str, job, device, extra=()) -> None:
-    """One ``repro.training.train`` run with its own checkpoint (a rerun resumes it)."""
+    """One ``repro.learning.training.train`` run with its own checkpoint (a rerun resumes it)."""
     seed = job.params.seed
     ckpt = Path(job.params.checkpoints) / f"{name}.pt"
     train(

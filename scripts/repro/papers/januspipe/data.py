@@ -12,7 +12,7 @@ import numpy as np
 from ase.build import bulk
 from ase.calculators.emt import EMT
 
-from repro.io import atomic_path, sha256, write_json
+from repro.workflow.io import atomic_path, sha256, write_json
 
 LATTICE = {"Cu": 3.61, "Ni": 3.52, "Al": 4.05}
 

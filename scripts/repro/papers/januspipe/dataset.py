@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from repro.io import InputError
 from repro.papers.januspipe.model import SPECIES, Batch, onehot
+from repro.workflow.io import InputError
 
 KEYS = ("positions", "cells", "numbers", "energy", "forces", "split")
 

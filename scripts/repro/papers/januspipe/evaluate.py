@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, read_json, write_json
 from repro.papers.januspipe.claims import CLAIMS
 from repro.papers.januspipe.schedule import closed_form_bubble, placement, simulate
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, read_json, write_json
 
 SCHEDULES = {
     "gpipe": ("linear_uniform", "linear", "gpipe"),

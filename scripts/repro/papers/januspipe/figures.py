@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Patch
 
-from repro.io import read_json
-from repro.plotting import PALETTE, save, subplots
+from repro.reporting.plotting import PALETTE, save, subplots
+from repro.workflow.io import read_json
 
 PHASE_COLOURS = dict(zip(("F", "B1", "B2a", "B2b"), PALETTE))
 LABELS = {"gpipe": "GPipe", "1f1b": "1F1B", "hanayo": "Hanayo-like", "janus": "JanusPipe-like",

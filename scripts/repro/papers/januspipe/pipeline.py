@@ -19,13 +19,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repro.io import write_json
+from repro.learning.training import epoch_rng
 from repro.papers.januspipe import costs, dataset
 from repro.papers.januspipe.distributed import launch
 from repro.papers.januspipe.model import linears, monolithic, transfer
 from repro.papers.januspipe.schedule import placement, simulate, uniform_split, wavek_split
 from repro.papers.januspipe.train import build
-from repro.training import epoch_rng
+from repro.workflow.io import write_json
 
 log = logging.getLogger(__name__)
 

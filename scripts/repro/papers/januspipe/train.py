@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from repro.io import atomic_path, write_json
+from repro.learning.training import epoch_rng, fingerprint_of, train
 from repro.papers.januspipe import dataset
 from repro.papers.januspipe.model import MLIP, monolithic
-from repro.training import epoch_rng, fingerprint_of, train
+from repro.workflow.io import atomic_path, write_json
 
 CHECKPOINT = "results/januspipe/checkpoints/train.pt"
 

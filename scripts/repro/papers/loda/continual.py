@@ -19,11 +19,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from repro.learning.smallnets import Task
+from repro.learning.training import epoch_rng, fingerprint_of, train
 from repro.papers.loda import subspaces as sp
 from repro.papers.loda.gao import GAOOptimizer, gao_loss
 from repro.papers.loda.lora import LoRALinear, layer_inputs, wrap_linears
-from repro.smallnets import Task
-from repro.training import epoch_rng, fingerprint_of, train
 
 
 @dataclass(frozen=True)

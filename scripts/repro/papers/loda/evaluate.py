@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import read_json, read_npz, write_json
-from repro.learning_metrics import average_accuracy, backward_transfer, forgetting
+from repro.metrics.learning import average_accuracy, backward_transfer, forgetting
 from repro.papers.loda.claims import CLAIMS
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, read_npz, write_json
 
 
 def average_incremental(acc: np.ndarray) -> float:

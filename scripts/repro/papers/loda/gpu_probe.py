@@ -1,6 +1,6 @@
 """GPU probe: LoDA's backbone with general and isolated LoRA branches on every linear layer, one GAO loss.
 
-At full scale the paper uses a ViT-B/16; this workflow's model class is the MLP backbone of repro.smallnets
+At full scale the paper uses a ViT-B/16; this workflow's model class is the MLP backbone of repro.learning.smallnets
 with LoRA branches (repro.papers.loda.lora), built here at the configured widths on the full-scale input size.
 """
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import torch
 
+from repro.learning.smallnets import MLP
 from repro.papers.loda.continual import criterion
 from repro.papers.loda.gao import GAOOptimizer, gao_loss
 from repro.papers.loda.lora import wrap_linears
-from repro.smallnets import MLP
 
 BATCH_SIZE = 128
 SIDE = {"mnist": 28, "mnist_5k": 28, "sklearn_digits": 8, "mfeat": 16}

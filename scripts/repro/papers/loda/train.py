@@ -1,6 +1,6 @@
 """Stage: pretrain the backbone, then run every method's continual sequence for every seed.
 
-The backbone (an MLP from repro.smallnets) is pretrained with labels on the clean train split (the stand-in for
+The backbone (an MLP from repro.learning.smallnets) is pretrained with labels on the clean train split (the stand-in for
 a pretrained ViT); the tasks are a domain sequence of the same digits (repro.data.images.derived). Each
 (method, seed) sequence starts from that seed's pretrained backbone. Writes the accuracy matrices, the energy
 diagnostics of the bases and, for LoDA and seed 0, the moments and recalibration systems the checks verify.
@@ -19,10 +19,10 @@ import torch
 
 from repro.data.images import read_images
 from repro.data.images.derived import domain_sequence
-from repro.io import atomic_path, write_json, write_npz
+from repro.learning.smallnets import MLP, Task, fit
+from repro.learning.training import fingerprint_of
 from repro.papers.loda.continual import ContinualRun
-from repro.smallnets import MLP, Task, fit
-from repro.training import fingerprint_of
+from repro.workflow.io import atomic_path, write_json, write_npz
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""LWE attack claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""LWE attack claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Interval, Measured, Test, bootstrap_interval
+from repro.reporting.claims import ClaimSpec, Interval, Measured, Test, bootstrap_interval
 
 
 def _fitted(m: Mapping[str, Any], name: str) -> Measured:

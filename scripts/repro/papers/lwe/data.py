@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import atomic_path, sha256, write_json
 from repro.papers.lwe.lwe import binary_secret, centre, lwe_samples
 from repro.papers.lwe.reader import read_verde
 from repro.papers.lwe.reduction import reduce_subset
-from repro.progress import Progress
+from repro.workflow.io import atomic_path, sha256, write_json
+from repro.workflow.progress import Progress
 
 
 def generate(settings: dict) -> dict[str, np.ndarray]:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from repro.claims import bootstrap_interval, evaluate_claims, write_claims
-from repro.io import read_json, read_npz, write_json
 from repro.papers.lwe.attack import column_ratio, cool_target, per_column, stepwise
 from repro.papers.lwe.claims import CLAIMS
 from repro.papers.lwe.lwe import centre
-from repro.registry import load_reported
+from repro.reporting.claims import bootstrap_interval, evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, read_npz, write_json
 
 IDENTITY_ROWS = 500
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def _npy(path: Path) -> np.ndarray:

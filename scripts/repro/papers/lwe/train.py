@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repro.device import pick_device
-from repro.io import InputError, write_json
+from repro.learning.training import epoch_rng, fingerprint_of, train
 from repro.papers.lwe.attack import attempts, cruel_columns, expected_exhaustive_attempts
 from repro.papers.lwe.model import BatchedMLP, angular, distinguisher_scores
-from repro.training import epoch_rng, fingerprint_of, train
+from repro.workflow.device import pick_device
+from repro.workflow.io import InputError, write_json
 
 
 def load(path: str) -> dict[str, np.ndarray]:

@@ -7,9 +7,9 @@ import time
 import numpy as np
 import torch
 
-from repro.device import pick_device
-from repro.io import write_json
 from repro.papers.mosaic.attention import compressed_branch, dense_attention, expand_kv, local_branch, selected_branch
+from repro.workflow.device import pick_device
+from repro.workflow.io import write_json
 
 
 def block_sparse(q, k, v, local_block: int, block: int, top_k: int) -> torch.Tensor:

@@ -1,4 +1,4 @@
-"""Mosaic's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""Mosaic's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Smoke scale: the paper's spectral-fidelity and calibration assertions at the last lead of the headline
 channel, with percentile-bootstrap intervals over initialisations (``per_init`` in metrics.json), plus
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval, deviation_from_reported
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval, deviation_from_reported
 
 FULL_TOLERANCE = 0.05  # the brief's +-5 % band on the paper's 240 h scores
 SPREAD_SKILL_TOLERANCE = 0.10  # +-10 % around the paper's spread/skill ratio at 240 h

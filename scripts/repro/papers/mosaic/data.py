@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 @dataclass

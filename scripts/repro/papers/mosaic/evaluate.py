@@ -14,8 +14,6 @@ import numpy as np
 import torch
 import xarray as xr
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import read_json, write_json
 from repro.papers.mosaic import forecast as fc
 from repro.papers.mosaic.attention import dense_attention, expand_kv, local_branch, selected_branch
 from repro.papers.mosaic.claims import CLAIMS, FULL_SCALE
@@ -30,7 +28,9 @@ from repro.papers.mosaic.metrics import (
     spread_skill,
     zonal_spectrum,
 )
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, write_json
 
 log = logging.getLogger(__name__)
 VARIANTS = ("mosaic", "dense", "mse")

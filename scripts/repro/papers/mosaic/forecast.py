@@ -7,8 +7,8 @@ import pandas as pd
 import torch
 import xarray as xr
 
-from repro.io import atomic_path
 from repro.papers.mosaic.model import ModelSettings, Mosaic
+from repro.workflow.io import atomic_path
 
 
 def load_model(path, latitude: np.ndarray, longitude: np.ndarray) -> tuple[Mosaic, dict]:

@@ -24,9 +24,9 @@ def build(section: dict, device, era5: dict | None = None, grid: tuple[int, int]
     import numpy as np
     import torch
 
-    from repro.config import load_config
     from repro.papers.mosaic.model import ModelSettings, Mosaic
     from repro.papers.mosaic.train import fair_crps_loss
+    from repro.workflow.config import load_config
 
     era5 = era5 or load_config("config/full.yaml")["data"]["era5"]
     channels = channel_count(era5)

@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repro.device import pick_device
-from repro.io import atomic_path, write_json
+from repro.learning.training import epoch_rng, fingerprint_of, seed_everything, train
 from repro.papers.mosaic.data import load_period
 from repro.papers.mosaic.metrics import latitude_weights
 from repro.papers.mosaic.model import ModelSettings, Mosaic
-from repro.training import epoch_rng, fingerprint_of, seed_everything, train
+from repro.workflow.device import pick_device
+from repro.workflow.io import atomic_path, write_json
 
 log = logging.getLogger(__name__)
 VARIANTS = ("mosaic", "dense", "mse")

@@ -1,4 +1,4 @@
-"""Neural Control's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""Neural Control's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, seed_interval
-from repro.registry import REPO_ROOT, load_reported
+from repro.reporting.claims import ClaimSpec, Measured, Test, seed_interval
+from repro.reporting.registry import REPO_ROOT, load_reported
 
 PAPER = load_reported(REPO_ROOT / "resources/neural-control/reported.yaml")
 TASK_KEYS = {"t1": "task1_node_targeting", "t2": "task2_midpoint_tracking", "t3": "task3_shape_formation"}

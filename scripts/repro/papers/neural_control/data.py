@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import atomic_path, sha256, write_json
 from repro.papers.neural_control.cases import buckled_start, make_case
 from repro.papers.neural_control.rod import Rod
+from repro.workflow.io import atomic_path, sha256, write_json
 
 
 def rod_of(settings: dict) -> Rod:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import read_json, write_json
 from repro.papers.neural_control.claims import CLAIMS
 from repro.papers.neural_control.files import load_arrays
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, write_json
 
 RUN_KEYS = ("methods", "seeds", "best_loss", "solves", "updates", "wall_s", "branch", "failures")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import read_json
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json
 
 LABELS = {"adjoint_rhc": "Adjoint+RHC", "adjoint_only": "Adjoint-only", "spsa": "SPSA", "cem": "CEM"}
 

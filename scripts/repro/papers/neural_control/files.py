@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def load_arrays(path: str, keys: tuple[str, ...], what: str) -> dict[str, np.ndarray]:

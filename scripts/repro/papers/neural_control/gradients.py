@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from repro.io import write_json
 from repro.papers.neural_control.cases import buckled_start
 from repro.papers.neural_control.files import load_arrays
 from repro.papers.neural_control.rod import Rod, adjoint_vjp, equilibrium
 from repro.papers.neural_control.tasks import branch
 from repro.papers.neural_control.unrolled import adjoint_gradient, unrolled_gradient
+from repro.workflow.io import write_json
 
 TIGHT = 1e-13
 

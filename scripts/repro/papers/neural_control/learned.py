@@ -13,13 +13,13 @@ import copy
 
 import numpy as np
 
-from repro.io import write_json
 from repro.papers.neural_control.controller import Controller
 from repro.papers.neural_control.deq import DEQ, DEQTask, fit
 from repro.papers.neural_control.files import load_arrays
 from repro.papers.neural_control.methods import run_method
 from repro.papers.neural_control.rod import Rod, equilibrium
 from repro.papers.neural_control.tasks import actuation
+from repro.workflow.io import write_json
 
 METHODS = ("adjoint_rhc", "spsa", "cem")
 

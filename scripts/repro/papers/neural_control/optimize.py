@@ -11,13 +11,13 @@ import logging
 
 import numpy as np
 
-from repro.io import atomic_path
 from repro.papers.neural_control.controller import Controller
 from repro.papers.neural_control.files import load_arrays
 from repro.papers.neural_control.methods import METHODS, run_method
 from repro.papers.neural_control.rod import Rod
 from repro.papers.neural_control.tasks import Task
-from repro.progress import Progress
+from repro.workflow.io import atomic_path
+from repro.workflow.progress import Progress
 
 LOG = logging.getLogger(__name__)
 CASE_KEYS = ("x0", "z0", "rod", "steps", "bound", "target", "node", "branch")

@@ -1,10 +1,10 @@
-"""NMNC's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""NMNC's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Test, seed_interval
 
 
 def _seeds(m: dict, fn) -> list[float]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import read_json, write_json
 from repro.papers.nmnc.claims import CLAIMS
 from repro.papers.nmnc.metrics import summarise
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, write_json
 
 
 def main(job) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro import plotting
-from repro.io import read_json
+from repro.reporting import plotting
+from repro.workflow.io import read_json
 
 METHOD_COLOURS = {
     "bp": plotting.PALETTE[7],

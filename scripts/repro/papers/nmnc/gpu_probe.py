@@ -11,8 +11,8 @@ def build(section: dict, device):
     import numpy as np
     import torch
 
+    from repro.learning.smallnets import MLP
     from repro.papers.nmnc.learning import NoiseCorrelationMLP
-    from repro.smallnets import MLP
 
     source = section["source"]
     n_in = int(np.prod(source["size"])) * int(source["channels"])

@@ -4,7 +4,7 @@ delta rule on its observed error. The manifold the NMNC perturbations live in is
 covariance of each layer's activity every ``refresh`` updates; both are buffers, so checkpoints carry them.
 
 The update is written as the gradient of a surrogate, sum_l <stop_grad(g_l), f(W_l stop_grad(x_{l-1}))> / B
-+ CE(readout(stop_grad(x_L))), so that repro.training.train (seeding, checkpoints, resume) runs it unchanged.
++ CE(readout(stop_grad(x_L))), so that repro.learning.training.train (seeding, checkpoints, resume) runs it unchanged.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from repro.learning.smallnets import MLP
 from repro.papers.nmnc.nc import estimate_activity_gradient, random_basis, top_components
-from repro.smallnets import MLP
 
 METHODS = ("bp", "vnc", "nmnc", "random")
 

@@ -11,15 +11,15 @@ import numpy as np
 import torch
 from threadpoolctl import threadpool_limits
 
-from repro.device import pick_device
-from repro.io import write_json
-from repro.learning_metrics import accuracy
+from repro.learning.smallnets import MLP, fit, predict
+from repro.learning.training import epoch_rng, train
+from repro.metrics.learning import accuracy
 from repro.papers.nmnc import nc
 from repro.papers.nmnc.data import load
 from repro.papers.nmnc.learning import NoiseCorrelationMLP, forward_passes
 from repro.papers.nmnc.rnn import RowRNN, as_rows, measure
-from repro.smallnets import MLP, fit, predict
-from repro.training import epoch_rng, train
+from repro.workflow.device import pick_device
+from repro.workflow.io import write_json
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""NMRNet++'s claims as functions of the evaluate stage's metrics (see repro.claims).
+"""NMRNet++'s claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Comparisons between variants use the molecules both predicted (same folds) and a paired percentile
 bootstrap over those molecules (``per_molecule`` in metrics.json). A claim about a variant that runs for
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval, deviation_from_reported
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval, deviation_from_reported
 
 NUCLEI = ("1H", "13C")
 COLLAPSE_RATIO = 1.5  # weak-only atom/set error ratio at least 1.5x the semi-supervised one

@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import atomic_path, write_json
-from repro.metrics import mean_sd
+from repro.metrics.regression import mean_sd
 from repro.papers.nmrshift.claims import CLAIMS, FULL_SCALE
 from repro.papers.nmrshift.losses import optimal_matching_cost, sorted_matching_cost
 from repro.papers.nmrshift.metrics import pooled, set_pairs
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import atomic_path, write_json
 
 PAIR_COSTS = {"l1": np.abs, "l2": np.square, "huber": lambda d: np.where(d <= 1.0, 0.5 * d**2, d - 0.5)}
 

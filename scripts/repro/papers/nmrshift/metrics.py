@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.metrics import mae, r2, rmse
+from repro.metrics.regression import mae, r2, rmse
 from repro.papers.nmrshift.losses import sorted_pairs
 
 

@@ -20,13 +20,13 @@ import pandas as pd
 import torch
 
 from repro.data.spectra.solvents import GROUP_IDS
-from repro.device import pick_device
-from repro.io import atomic_path
+from repro.learning.training import fingerprint_of, seed_everything, train
 from repro.papers.nmrshift.hose import EnvironmentLookup
 from repro.papers.nmrshift.losses import SET_LOSSES
 from repro.papers.nmrshift.model import build_model
 from repro.papers.nmrshift.records import RecordSet, load_records
-from repro.training import fingerprint_of, seed_everything, train
+from repro.workflow.device import pick_device
+from repro.workflow.io import atomic_path
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""pai-graphon's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""pai-graphon's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Random and Magnitude masks are i.i.d. keep-p draws by construction of the initialisation, so their flatness,
 binomial degrees and convergence to the constant graphon are checks; what the paper asserts about the
@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Interval, Measured, Test, seed_interval
 from repro.papers.pai_graphon.graphon import bonferroni_z
+from repro.reporting.claims import ClaimSpec, Interval, Measured, Test, seed_interval
 
 Metrics = Mapping[str, Any]
 UNIFORM = ("random", "magnitude")

@@ -18,7 +18,7 @@ import numpy as np
 import zarr
 from sklearn.datasets import load_digits
 
-from repro.io import atomic_path, write_json
+from repro.workflow.io import atomic_path, write_json
 
 INFORMATIVE = (0, 1, 2, 3)
 

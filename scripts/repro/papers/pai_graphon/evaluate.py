@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import atomic_path, read_json, write_json
 from repro.papers.pai_graphon import graphon
 from repro.papers.pai_graphon.claims import CLAIMS
 from repro.papers.pai_graphon.store import mask_key, read_dataset
-from repro.registry import load_reported
-from repro.stores import open_zarr_group
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import atomic_path, read_json, write_json
+from repro.workflow.stores import open_zarr_group
 
 
 def mask_stats(group, density: float, blocks: int, informative: list[int], zero_inputs: np.ndarray) -> dict:

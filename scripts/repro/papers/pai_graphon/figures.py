@@ -8,8 +8,8 @@ import numpy as np
 import xarray as xr
 from matplotlib.ticker import NullLocator
 
-from repro import plotting
-from repro.io import read_json
+from repro.reporting import plotting
+from repro.workflow.io import read_json
 
 
 def heatmaps(ds: xr.Dataset, path: str) -> None:

@@ -14,10 +14,10 @@ import numpy as np
 import torch
 import zarr
 
-from repro.device import pick_device
-from repro.io import atomic_path
 from repro.papers.pai_graphon import criteria, fsm, model
 from repro.papers.pai_graphon.store import mask_key, read_dataset
+from repro.workflow.device import pick_device
+from repro.workflow.io import atomic_path
 
 
 def scoring_batch(data: dict, size: int, seed: int) -> np.ndarray:

@@ -6,8 +6,8 @@ import os
 
 import numpy as np
 
-from repro.io import InputError
-from repro.stores import open_zarr_group
+from repro.workflow.io import InputError
+from repro.workflow.stores import open_zarr_group
 
 DATASET_VARIABLES = ("X", "y", "split")
 

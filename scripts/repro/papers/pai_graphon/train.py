@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from repro.device import pick_device
-from repro.io import write_json
+from repro.learning.training import epoch_seed
 from repro.papers.pai_graphon import criteria, model, ntk
 from repro.papers.pai_graphon.masks import scoring_batch
 from repro.papers.pai_graphon.store import read_dataset
-from repro.training import epoch_seed
+from repro.workflow.device import pick_device
+from repro.workflow.io import write_json
 
 
 def train_masked(weights, masks, X, y, steps: int, batch: int, lr: float, seed: int) -> list[torch.Tensor]:

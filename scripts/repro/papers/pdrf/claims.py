@@ -1,4 +1,4 @@
-"""PDRF's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""PDRF's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, seed_interval
 
 
 def paired_gain(m: Mapping[str, Any], method: str, reference: str, score: str) -> Measured:

@@ -13,7 +13,7 @@ import numpy as np
 
 from repro.data.fields import readers, simulators
 from repro.data.fields.store import SPLITS, make_dataset, write_fields
-from repro.io import sha256, write_json
+from repro.workflow.io import sha256, write_json
 
 
 def simulate(cfg: dict, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

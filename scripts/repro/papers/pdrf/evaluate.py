@@ -1,7 +1,7 @@
 """Stage: persistence and SL-extrapolation baselines, event scores by lead time for every forecast,
 metrics.json and claims.json.
 
-Scores (repro.fields_metrics): CSI / POD / FAR / HSS per threshold and lead with counts pooled over all
+Scores (repro.metrics.fields): CSI / POD / FAR / HSS per threshold and lead with counts pooled over all
 test sequences, on the raw grid and after 4x4 and 16x16 max-pooling; CSI-M averages CSI over leads then
 thresholds. "Late" leads are the last half. Drift diagnostic: the fraction of forecast values outside
 the data range [0, 255].
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
 from repro.data.fields.store import open_fields, split_of
-from repro.fields_io import load_arrays
-from repro.fields_metrics import csi_m, skill_by_lead
-from repro.io import read_json, write_json
+from repro.metrics.fields import csi_m, skill_by_lead
 from repro.papers.pdrf.claims import CLAIMS
 from repro.papers.pdrf.nowcast import sl_forecasts
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.fields_io import load_arrays
+from repro.workflow.io import read_json, write_json
 
 
 def scores(pred: np.ndarray, obs: np.ndarray, thresholds: list[float], pools: list[int]) -> dict:

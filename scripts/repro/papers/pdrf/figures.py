@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from repro.data.fields.store import open_fields, split_of
-from repro.fields_io import load_arrays
-from repro.io import read_json
 from repro.papers.pdrf.nowcast import sl_forecasts
-from repro.plotting import PALETTE, save, subplots
+from repro.reporting.plotting import PALETTE, save, subplots
+from repro.workflow.fields_io import load_arrays
+from repro.workflow.io import read_json
 
 MAIN = ("persistence", "sl_extrapolation", "unet", "velocity_rf", "data_rf", "pdrf")
 

@@ -10,7 +10,7 @@ x_t = (1 - t) x0 + t x1, x0 ~ N(0, I), t ~ U(0, 1), on data scaled to [-1, 1].
   LP a 4x4 average pool, x_SL the last past frame backtracked along Lucas-Kanade motion, w_k falling
   linearly with the lead k (transport is trusted less the further ahead);
 - ``deterministic``: the same backbone maps c to x1 with MSE.
-All variants share one backbone (repro.operators.UNet with x_t, c and t as input channels).
+All variants share one backbone (repro.learning.operators.UNet with x_t, c and t as input channels).
 
 Outputs: predictions.npz (``<variant>/s<seed>`` test forecasts (sample, lead, y, x) on the 0-255 scale,
 ``pdrf/s<seed>/nfe<n>`` for the NFE sweep), training.json (histories, parameter counts, exact checks).
@@ -25,13 +25,13 @@ import torch
 import torch.nn.functional as F
 
 from repro.data.fields.store import open_fields, split_of
-from repro.device import pick_device
-from repro.fields_io import save_arrays
-from repro.fields_training import fit_arrays
-from repro.io import write_json
-from repro.operators import UNet, count_parameters
+from repro.learning.fields_training import fit_arrays
+from repro.learning.operators import UNet, count_parameters
+from repro.learning.training import fingerprint_of
 from repro.papers.pdrf.nowcast import sl_forecasts
-from repro.training import fingerprint_of
+from repro.workflow.device import pick_device
+from repro.workflow.fields_io import save_arrays
+from repro.workflow.io import write_json
 
 EPS = 1e-3
 

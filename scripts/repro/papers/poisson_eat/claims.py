@@ -1,4 +1,4 @@
-"""poisson-eat's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""poisson-eat's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Sampling identities of the implementation (the cubic mean equals the rate, the sigmoid mean and both
 variances equal Campbell's closed forms) are checks; what the paper asserts about EAT against the other
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Interval, Measured, Test
+from repro.reporting.claims import ClaimSpec, Interval, Measured, Test
 
 Metrics = Mapping[str, Any]
 Z_LIMIT = 4.0

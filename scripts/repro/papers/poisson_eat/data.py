@@ -13,8 +13,8 @@ import numpy as np
 import sklearn
 from sklearn.datasets import load_digits
 
-from repro.io import atomic_path, sha256, write_json
 from repro.papers.poisson_eat.spikes import simulate_glm
+from repro.workflow.io import atomic_path, sha256, write_json
 
 
 def digits_arrays(seed: int, n_test: int) -> dict[str, np.ndarray]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import read_json
 from repro.papers.poisson_eat.closed_forms import eat_moments
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json
 
 LABELS = {
     "eat_sigmoid": "EAT sigmoid",

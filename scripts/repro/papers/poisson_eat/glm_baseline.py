@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from repro.io import write_json
 from repro.papers.poisson_eat.spikes import history, load_spikes
+from repro.workflow.io import write_json
 
 
 def fit_observed_glm(spikes: np.ndarray, kernel: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:

@@ -16,8 +16,8 @@ import math
 import numpy as np
 import torch
 
+from repro.learning.training import seed_everything
 from repro.papers.poisson_eat.relaxations import relaxed_sample
-from repro.training import seed_everything
 
 ENTROPY_SUPPORT = 25
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from repro.io import write_json
 from repro.papers.poisson_eat import fidelity, gradients
+from repro.workflow.io import write_json
 
 
 def main(job) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def coupling_kernel(decay: float, length: int) -> np.ndarray:

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from repro.device import pick_device
-from repro.io import read_json, write_json
 from repro.papers.poisson_eat import poglm, spikes, vae
+from repro.workflow.device import pick_device
+from repro.workflow.io import read_json, write_json
 
 LOG = logging.getLogger(__name__)
 PACKAGE = Path(__file__).resolve().parent

@@ -14,11 +14,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from repro import training
-from repro.io import InputError
+from repro.learning import training
+from repro.learning.training import epoch_rng, seed_everything
 from repro.papers.poisson_eat.metrics import poisson_kl
 from repro.papers.poisson_eat.relaxations import relaxed_sample
-from repro.training import epoch_rng, seed_everything
+from repro.workflow.io import InputError
 
 LOG_RATE_RANGE = (-6.0, 3.0)
 

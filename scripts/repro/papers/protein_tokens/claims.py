@@ -1,4 +1,4 @@
-"""APT's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""APT's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Differences between methods carry a percentile bootstrap interval over held-out sequence groups (windows of
 one protein, and the models of an NMR ensemble, are resampled together), and pass only when the whole
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval
 
 BOOTSTRAP = {"n_resamples": 2000, "seed": 0}
 
@@ -123,7 +123,7 @@ CLAIMS = [
     ClaimSpec(
         "apt_kabsch_matches_numpy",
         "check",
-        "The torch Kabsch RMSD equals repro.protein_geometry.rmsd (numpy SVD) on the decoded windows: largest "
+        "The torch Kabsch RMSD equals repro.metrics.protein_geometry.rmsd (numpy SVD) on the decoded windows: largest "
         "difference <= 1e-4 Å",
         Test("<=", 1e-4),
         lambda m: m["checks"]["kabsch_rmsd_max_diff_torch_vs_numpy"],

@@ -16,8 +16,8 @@ import logging
 import numpy as np
 
 from repro.data.structures import DSSP_CLASSES, SPLITS, read_chains
-from repro.io import InputError, atomic_path
-from repro.manifest import file_record, write_manifest
+from repro.workflow.io import InputError, atomic_path
+from repro.workflow.manifest import file_record, write_manifest
 
 log = logging.getLogger(__name__)
 FOLD_CLASSES = ("mainly_alpha", "mainly_beta", "alpha_beta")

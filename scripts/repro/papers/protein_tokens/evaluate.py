@@ -1,8 +1,8 @@
 """Stage: reconstruction RMSD against kept tokens, equal-bits comparison, probes, shrinking, claims.
 
 Every metric is computed here with numpy from the decoded coordinates and tokens the train stage wrote
-(C-alpha RMSD after Kabsch superposition: :func:`repro.protein_geometry.rmsd`; DSSP of decoded backbones:
-:func:`repro.protein_geometry.dssp_of_backbone`), independently of the torch losses. Held-out = the
+(C-alpha RMSD after Kabsch superposition: :func:`repro.metrics.protein_geometry.rmsd`; DSSP of decoded backbones:
+:func:`repro.metrics.protein_geometry.dssp_of_backbone`), independently of the torch losses. Held-out = the
 source's val and test chains (nothing is selected on them); per-window numbers are averaged per sequence
 group first, the unit the claims' bootstrap resamples. The non-learned global baseline (top principal
 components of the C-alpha distance matrix, quantised to the same bits, decoded by classical MDS) is
@@ -20,12 +20,12 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from repro.claims import evaluate_claims, write_claims
 from repro.data.structures.dssp import dssp_of_backbone
-from repro.io import read_json, read_npz, write_json
+from repro.metrics.protein_geometry import distance_matrix, rmsd
 from repro.papers.protein_tokens.claims import CLAIMS
-from repro.protein_geometry import distance_matrix, rmsd
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, read_npz, write_json
 
 log = logging.getLogger(__name__)
 PCA_FIT_WINDOWS = 5000

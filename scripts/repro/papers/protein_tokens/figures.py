@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import read_json, read_npz
-from repro.plotting import save, subplots
-from repro.protein_geometry import superpose
+from repro.metrics.protein_geometry import superpose
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json, read_npz
 
 LABELS = {"apt": "APT (global, nested dropout)", "apt_no_nested": "global, no nested dropout", "local": "local"}
 

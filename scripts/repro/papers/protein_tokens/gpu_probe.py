@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from repro.metrics.protein_geometry import build_backbone
 from repro.papers.protein_tokens.model import Autoencoder, training_loss
-from repro.protein_geometry import build_backbone
 
 BATCH_SIZE = 32
 

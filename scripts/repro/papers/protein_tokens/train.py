@@ -18,12 +18,12 @@ import numpy as np
 import torch
 from scipy.spatial.transform import Rotation
 
-from repro.device import pick_device
-from repro.fields_training import fit_arrays
-from repro.io import atomic_path, read_npz, write_json
+from repro.learning.fields_training import fit_arrays
+from repro.learning.training import fingerprint_of
+from repro.metrics.protein_geometry import rmsd
 from repro.papers.protein_tokens.model import Autoencoder, kabsch_rmsd, prefix_keep, round_ste, training_loss
-from repro.protein_geometry import rmsd
-from repro.training import fingerprint_of
+from repro.workflow.device import pick_device
+from repro.workflow.io import atomic_path, read_npz, write_json
 
 VARIANTS = {"apt": ("global", True), "local": ("local", False), "apt_no_nested": ("global", False)}
 
@@ -34,7 +34,7 @@ def build(variant: str, settings: dict, max_len: int) -> Autoencoder:
 
 
 def fit(model: Autoencoder, variant: str, windows: dict, settings: dict, seed: int, checkpoint, device=None):
-    """Train on the training windows with repro.training.train (seeded per epoch, resumable)."""
+    """Train on the training windows with repro.learning.training.train (seeded per epoch, resumable)."""
     train = windows["split"] == 0
     nested = VARIANTS[variant][1]
     loss = settings["loss"]

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
+from repro.learning.training import epoch_rng, train
 from repro.papers.sfda_regression.density import instance_histograms, refine, soft_bins
 from repro.papers.sfda_regression.model import Regressor, TeacherStudent
-from repro.training import epoch_rng, train
 
 METHODS = ("source_only", "self_training", "feature_alignment", "ddg", "ddg_no_aux", "ddg_no_weight", "oracle")
 

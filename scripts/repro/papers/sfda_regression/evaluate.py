@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import read_json, read_npz, write_json
-from repro.learning_metrics import mae
+from repro.metrics.learning import mae
 from repro.papers.sfda_regression.claims import CLAIMS
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, read_npz, write_json
 
 
 def compactness(features: np.ndarray, targets: np.ndarray, bins: int) -> float:

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repro.io import write_json, write_npz
+from repro.learning.smallnets import MLP
+from repro.learning.training import fingerprint_of
 from repro.papers.sfda_regression.adapt import adapt, feature_statistics, train_source
 from repro.papers.sfda_regression.model import Regressor
 from repro.papers.sfda_regression.tasks import build_pair
-from repro.smallnets import MLP
-from repro.training import fingerprint_of
+from repro.workflow.io import write_json, write_npz
 
 log = logging.getLogger(__name__)
 

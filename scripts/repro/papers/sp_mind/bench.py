@@ -12,7 +12,7 @@ import json
 import math
 from pathlib import Path
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 LOG = {"scale": "log1p"}
 # (category, prompt, skill, params, answer_type); prompts name every parameter the answer depends on.

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 FOLDER = "scimap/tests/scimapExampleData"
 H5AD, GATES, WORKFLOW = "scimapExampleData.h5ad", "manual_gates.csv", "phenotype_workflow.csv"

@@ -1,4 +1,4 @@
-"""SP-Mind's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""SP-Mind's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Test, bootstrap_interval
+from repro.reporting.claims import ClaimSpec, Test, bootstrap_interval
 
 
 def _paired_gain(m: Mapping[str, Any], better: str, worse: str):

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repro.io import atomic_path, write_json
-from repro.manifest import file_record, write_manifest
 from repro.papers.sp_mind.bench import read_tasks, task_specs
 from repro.papers.sp_mind.cells import FOLDER, GATES, H5AD, WORKFLOW, read_gates, read_h5ad, read_workflow
 from repro.papers.sp_mind.skills import SKILLS, Data
+from repro.workflow.io import atomic_path, write_json
+from repro.workflow.manifest import file_record, write_manifest
 
 
 def reference_answers(data: Data, specs: list[dict]) -> list[dict]:

@@ -14,15 +14,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, write_json
 from repro.papers.sp_mind.agent import solve
 from repro.papers.sp_mind.bench import grade, read_tasks
 from repro.papers.sp_mind.claims import CLAIMS
 from repro.papers.sp_mind.planners import LLMPlanner, RandomPlanner, RetrievalPlanner, RulePlanner
 from repro.papers.sp_mind.reference import phenotype_counts
 from repro.papers.sp_mind.skills import SKILLS, Data
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, write_json
 
 
 def load_data(cells: str, gates: str, workflow: str) -> Data:

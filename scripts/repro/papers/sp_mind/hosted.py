@@ -13,9 +13,9 @@ import os
 import sys
 import urllib.request
 
-from repro.io import write_json
 from repro.papers.sp_mind.bench import read_tasks
 from repro.papers.sp_mind.planners import llm_prompt
+from repro.workflow.io import write_json
 
 
 def ask(prompt: str, url: str, key: str, model: str) -> str:

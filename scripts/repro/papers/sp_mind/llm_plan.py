@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from repro.data.language.generate import GenerationSettings, generate
 from repro.data.language.model import smollm2
-from repro.io import write_json
 from repro.papers.sp_mind.bench import read_tasks
 from repro.papers.sp_mind.planners import llm_prompt
+from repro.workflow.io import write_json
 
 
 def replies_for(lm, specs: list[dict], cfg: dict) -> dict[str, str]:

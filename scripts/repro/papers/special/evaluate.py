@@ -1,4 +1,4 @@
-"""Stage: SPECIAL's metrics from the accuracy matrices (repro.learning_metrics), then its claims.
+"""Stage: SPECIAL's metrics from the accuracy matrices (repro.metrics.learning), then its claims.
 
 Per method and seed: final average accuracy A_K, backward transfer BWT, forgetting and plasticity (mean
 accuracy right after each task); paired differences against FedAvg per seed; BWT per swept value of N, T, E.
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import read_json, read_npz, write_json
-from repro.learning_metrics import average_accuracy, backward_transfer, forgetting
+from repro.metrics.learning import average_accuracy, backward_transfer, forgetting
 from repro.papers.special.claims import CLAIMS
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_json, read_npz, write_json
 
 
 def per_run(acc: np.ndarray) -> dict[str, list[float]]:

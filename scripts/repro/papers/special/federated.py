@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch.func import functional_call, vmap
 
-from repro.smallnets import Task
+from repro.learning.smallnets import Task
 
 Params = dict[str, torch.Tensor]
 METHODS = ("fedavg", "special", "fedprox", "special_c", "replay")

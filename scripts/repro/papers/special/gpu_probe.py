@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from repro.smallnets import MLP
+from repro.learning.smallnets import MLP
 
 BATCH_SIZE = 256
 DOMAINNET_CLASSES = 345

@@ -11,7 +11,7 @@ from __future__ import annotations
 from repro.data.images import read_images
 from repro.data.images.benchmarks import ImageIndex, load_images, read_domainnet
 from repro.data.images.derived import domain_sequence
-from repro.smallnets import Task
+from repro.learning.smallnets import Task
 
 
 def domainnet_tasks(root: str, domains: list[str], size: tuple[int, int]) -> list[Task]:

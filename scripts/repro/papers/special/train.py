@@ -16,11 +16,11 @@ from pathlib import Path
 
 import torch
 
-from repro.io import read_npz, write_json, write_npz
+from repro.learning.smallnets import MLP
+from repro.learning.training import fingerprint_of
 from repro.papers.special.federated import Population, Protocol, Variant
 from repro.papers.special.tasks import load_tasks
-from repro.smallnets import MLP
-from repro.training import fingerprint_of
+from repro.workflow.io import read_npz, write_json, write_npz
 
 log = logging.getLogger(__name__)
 SWEPT = {"per_round": "N", "rounds": "T", "local_epochs": "E"}

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import InputError, write_json
 from repro.papers.ssca import gate, hub, spectral
 from repro.papers.ssca.baselines import fit_infonce
 from repro.papers.ssca.gaussianize import gaussianize, tracked
 from repro.papers.ssca.metrics import recall_at_k
-from repro.progress import Progress
+from repro.workflow.io import InputError, write_json
+from repro.workflow.progress import Progress
 
 
 def load(path: str, views: list[str]) -> dict[str, np.ndarray]:

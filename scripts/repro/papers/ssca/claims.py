@@ -1,4 +1,4 @@
-"""SSCA's claims as functions of the evaluate stage's metrics (see repro.claims). The method is a
+"""SSCA's claims as functions of the evaluate stage's metrics (see repro.reporting.claims). The method is a
 reconstruction (the paper was not located); each statement names its small-scale stand-in."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, binomial_interval, seed_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, binomial_interval, seed_interval
 
 MISS_TARGET = 0.2  # reconstructed design target of the gate at its design drift (docs/papers/ssca.md)
 

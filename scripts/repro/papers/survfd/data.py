@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from repro.io import atomic_path, sha256, write_json
 from repro.papers.survfd.simulate import sample, scenario_from
+from repro.workflow.io import atomic_path, sha256, write_json
 
 LOADERS = {"actg320": "load_aids", "gbsg2": "load_gbsg2"}
 DATA_LICENCE = "scikit-survival is GPL-3.0-or-later; ACTG 320 and GBSG2 as distributed in sksurv/datasets/data"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import read_npz, write_json
 from repro.papers.survfd.claims import CLAIMS
 from repro.papers.survfd.interactions import (
     interaction_share,
@@ -16,7 +14,9 @@ from repro.papers.survfd.interactions import (
     time_dependent_share,
 )
 from repro.papers.survfd.simulate import scenario_from
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import read_npz, write_json
 
 TARGETS = ("hazard", "log_hazard", "survival")
 PAIR = mask_of(0, 1)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import atomic_path, read_npz
 from repro.papers.survfd.interactions import game
 from repro.papers.survfd.models import fit, survival_on_grid, time_grid
 from repro.papers.survfd.simulate import scenario_from
-from repro.progress import Progress
+from repro.workflow.io import atomic_path, read_npz
+from repro.workflow.progress import Progress
 
 TARGETS = ("hazard", "log_hazard", "survival")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import read_json
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json
 
 TERM_LABELS = {"1": "x1", "2": "x2", "4": "x3", "3": "x1 x x2", "5": "x1 x x3", "6": "x2 x x3"}
 TARGET_LABELS = {"log_hazard": "log-hazard", "hazard": "hazard", "survival": "survival"}

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from repro.io import InputError, atomic_path
 from repro.papers.syngr.codes import cca_fusion, residual_codes
+from repro.workflow.io import InputError, atomic_path
 
 KEYS = ("text", "image", "codes_text", "codes_image", "codes_fused", "seq_items", "seq_offsets", "synergy")
 

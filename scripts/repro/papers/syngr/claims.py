@@ -1,4 +1,4 @@
-"""SynGR's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""SynGR's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Differences between variants are taken per seed (same seed, same data, same batches) and carry a t interval
 over seeds; a claim passes only when the whole interval clears its test.
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, seed_interval
 
 # Largest |NDCG@10 gain| of SynGR over concatenation that still counts as "no gap" without synergy.
 NO_GAP = 0.02

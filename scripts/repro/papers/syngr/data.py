@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repro.manifest import file_record, write_manifest
 from repro.papers.syngr import benchmark
 from repro.papers.syngr.synthetic import generate
+from repro.workflow.manifest import file_record, write_manifest
 
 
 def main(job) -> None:

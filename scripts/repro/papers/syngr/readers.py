@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 ML_DIR = "recbole/dataset_example/ml-100k"
 

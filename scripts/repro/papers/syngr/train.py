@@ -3,7 +3,7 @@
 Variants: ``text`` / ``image`` (single-modality IDs), ``fused`` (alignment-centric fusion: one ID from the
 CCA-fused embedding), ``concat`` (text IDs then image IDs per history item, MQL4GRec-like) and ``syngr`` (the same
 inputs with SynGR's synergy objective added). Popularity is the non-learned baseline. Each (variant, seed) is a
-resumable ``repro.training.train`` run with batch order from ``epoch_rng``, so a rerun after an interruption ends
+resumable ``repro.learning.training.train`` run with batch order from ``epoch_rng``, so a rerun after an interruption ends
 bit for bit where an uninterrupted one ends. Besides the rankings the stage records the implementation checks:
 invalid generations, ID collisions, the masking count against floor(ratio * n_dom), and the attention share of
 each modality before and after training.
@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repro.device import pick_device
-from repro.io import atomic_path
+from repro.learning.training import epoch_rng, fingerprint_of, seed_everything, train
 from repro.papers.syngr import benchmark
 from repro.papers.syngr.codes import collisions
 from repro.papers.syngr.metrics import target_ranks
@@ -35,7 +34,8 @@ from repro.papers.syngr.sequences import (
     tokenise,
 )
 from repro.papers.syngr.synergy import dominant_modality, mask_dominant, seq2seq_loss, syngr_loss
-from repro.training import epoch_rng, fingerprint_of, seed_everything, train
+from repro.workflow.device import pick_device
+from repro.workflow.io import atomic_path
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""TALDA's claims as functions of the evaluate stage's metrics (see repro.claims)."""
+"""TALDA's claims as functions of the evaluate stage's metrics (see repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Test
 from repro.papers.talda.methods import METHODS
+from repro.reporting.claims import ClaimSpec, Test
 
 BASELINES = tuple(m for m in METHODS if m != "talda")
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import atomic_path, sha256, write_json
 from repro.papers.talda.problems import QuadraticGames, estimate_yang_constants, quadratic_game, robust_least_squares
+from repro.workflow.io import atomic_path, sha256, write_json
 
 
 def stack(instances: list[dict], suffix: str) -> dict[str, np.ndarray]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, write_json
 from repro.papers.talda.claims import CLAIMS
 from repro.papers.talda.methods import METHODS
 from repro.papers.talda.rates import fit_rate
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, write_json
 
 REQUIRED = ("error", "calls", "lyapunov", "eta_x", "eta_y", "rejected", "active")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from repro.io import read_json
-from repro.plotting import save, subplots
+from repro.reporting.plotting import save, subplots
+from repro.workflow.io import read_json
 
 LABELS = {"gda": "GDA", "agda": "AGDA", "eg": "EG", "ogda": "OGDA", "talda": "TALDA"}
 

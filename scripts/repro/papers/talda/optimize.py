@@ -21,10 +21,10 @@ import logging
 import numpy as np
 import xarray as xr
 
-from repro.io import InputError, atomic_path
 from repro.papers.talda.methods import METHODS, run, theory_steps
 from repro.papers.talda.problems import QuadraticGames, YangExample
 from repro.papers.talda.rates import fit_rate
+from repro.workflow.io import InputError, atomic_path
 
 LOG = logging.getLogger(__name__)
 STEPS = ("theory", "tuned")

@@ -1,4 +1,4 @@
-"""TVS's claims as functions of the evaluate stage's metrics (see repro.claims).
+"""TVS's claims as functions of the evaluate stage's metrics (see repro.reporting.claims).
 
 Correlations and AUROCs carry percentile bootstrap intervals over clips (a claim passes only when the whole
 interval clears its threshold). The tracking controllers are PD stand-ins for the paper's RL policies.
@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, bootstrap_interval
-from repro.metrics import spearman
+from repro.metrics.regression import spearman
 from repro.papers.tvs.flaws import auroc
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval
 
 DIRECT_PROXIES = ("speed", "acceleration", "jerk")
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.manifest import file_record, write_manifest
 from repro.papers.tvs import motions
 from repro.papers.tvs.humanoid import XML, load
 from repro.papers.tvs.store import write_motions
+from repro.workflow.manifest import file_record, write_manifest
 
 
 def generate_all(package: str, s: dict) -> dict:

@@ -7,12 +7,12 @@ import json
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, write_json
-from repro.metrics import spearman
+from repro.metrics.regression import spearman
 from repro.papers.tvs.claims import CLAIMS
 from repro.papers.tvs.flaws import auroc, segments
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, write_json
 
 PROXIES = ("speed", "acceleration", "jerk", "tvs_p90", "tvs_with_root", "mds_spectral", "mds_variance", "mds_segment")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 XML = "dm_control/suite/humanoid_CMU.xml"
 INCLUDES = (

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 # SMPL joint index -> CMU humanoid bone (hinges <bone>rz, ry, rx where they exist)
 SMPL_TO_CMU = {

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import write_json
 from repro.papers.tvs import torque
 from repro.papers.tvs.humanoid import load
 from repro.papers.tvs.store import read_motions
+from repro.workflow.io import write_json
 
 
 def main(job) -> None:

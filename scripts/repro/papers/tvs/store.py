@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError, atomic_path
+from repro.workflow.io import InputError, atomic_path
 
 KEYS = ("qpos", "qvel", "qacc", "flaw_mask", "family", "level", "flaw", "fps", "model_xml")
 

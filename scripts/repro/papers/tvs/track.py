@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import write_json
 from repro.papers.tvs import control
 from repro.papers.tvs.humanoid import JOINT_GROUPS, load
 from repro.papers.tvs.store import read_motions
-from repro.progress import Progress
+from repro.workflow.io import write_json
+from repro.workflow.progress import Progress
 
 
 def main(job) -> None:

@@ -1,4 +1,4 @@
-"""Power-calibrated watermarking's claims as functions of the evaluate stage's metrics (repro.claims)."""
+"""Power-calibrated watermarking's claims as functions of the evaluate stage's metrics (repro.reporting.claims)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.claims import ClaimSpec, Measured, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, seed_interval
 
 MOST = 0.8  # "most cells" in the brief's smoke claim, fixed before any run
 

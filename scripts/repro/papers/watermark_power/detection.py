@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom, norm
 
-from repro.claims import binomial_interval
 from repro.papers.watermark_power.theory import z_score
+from repro.reporting.claims import binomial_interval
 
 
 def detected(green: np.ndarray, scored: np.ndarray, gamma: float, alpha: float) -> np.ndarray:

@@ -6,12 +6,12 @@ import json
 
 import numpy as np
 
-from repro.claims import evaluate_claims, write_claims
-from repro.io import InputError, write_json
 from repro.papers.watermark_power.claims import CLAIMS
 from repro.papers.watermark_power.detection import detected, detected_exact, rate
 from repro.papers.watermark_power.theory import green_prob, kl_per_step, power, power_formula
-from repro.registry import load_reported
+from repro.reporting.claims import evaluate_claims, write_claims
+from repro.reporting.registry import load_reported
+from repro.workflow.io import InputError, write_json
 
 REQUIRED = ("cal_p_green", "cal_green", "cal_scored", "wm_p_green", "wm_green", "wm_scored", "wm_entropy")
 

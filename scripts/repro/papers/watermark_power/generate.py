@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.io import InputError, atomic_path
 from repro.papers.watermark_power.lm import first_occurrences, green_ranks, green_size
 from repro.papers.watermark_power.theory import green_prob, kl_per_step
-from repro.progress import Progress
+from repro.workflow.io import InputError, atomic_path
+from repro.workflow.progress import Progress
 
 
 def load_lm(path: str) -> dict[str, np.ndarray]:

@@ -16,11 +16,11 @@ import torch
 from repro.data.language.corpora import shakespeare_text
 from repro.data.language.generate import GenerationSettings, generate
 from repro.data.language.model import LanguageModel, smollm2
-from repro.io import write_json
 from repro.papers.watermark_power.detection import detected, detected_exact, rate
 from repro.papers.watermark_power.hook import GreenListHook, records_to_arrays
 from repro.papers.watermark_power.lm import first_occurrences, is_green
 from repro.papers.watermark_power.theory import green_prob, kl_per_step, power, power_formula
+from repro.workflow.io import write_json
 
 
 def prompts_from_plays(root: str, plays: list[str], count: int, words: int, seed: int) -> list[str]:

@@ -21,9 +21,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from repro.device import autocast, to_device
-from repro.io import atomic_path
-from repro.progress import Progress
+from repro.workflow.device import autocast, to_device
+from repro.workflow.io import atomic_path
+from repro.workflow.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def train(
     run resumed from any checkpoint equals an uninterrupted one bit for bit. Progress goes to the log
     at each epoch and at least once a minute within one (loss, validation, steps/s, elapsed, ETA).
 
-    With ``device`` set (from :func:`repro.device.pick_device`) the model and every tensor of each batch
+    With ``device`` set (from :func:`repro.workflow.device.pick_device`) the model and every tensor of each batch
     are moved there; ``precision="bf16"`` runs ``loss_fn`` under bf16 autocast on CUDA (weights and
     optimiser state stay float32; on the CPU it is ignored, so CPU runs stay bitwise repeatable).
 

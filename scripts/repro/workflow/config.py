@@ -60,7 +60,7 @@ def load_strict(path: str | os.PathLike) -> Any:
         loader.dispose()
 
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_CONFIG = REPO_ROOT / "config" / "config.yaml"
 
 

@@ -2,9 +2,10 @@
 the report's landing page.
 
 The two kinds of claim (``paper``: the paper's assertion measured on this run; ``check``: an identity or
-implementation property) are counted apart everywhere, e.g. ``paper claims 3/5 · checks 4/4``, because a
-check that holds by construction says nothing about the paper. A claim whose value is missing or not
-finite shows ``n/a`` and counts as failed, whatever verdict its file records.
+implementation property) are counted apart everywhere, e.g. ``paper claims 3 pass · 1 fail · 2
+inconclusive · checks 4/4``, because a check that holds by construction says nothing about the paper. A
+paper claim is ``inconclusive`` when a learning check it rests on failed (the model did not train). A claim
+whose value is missing or not finite shows ``n/a`` and counts as failed, unless it is inconclusive.
 
 Text reaches three renderers: Markdown (GitHub), HTML (the per-paper claims tables) and reStructuredText
 (the report's landing page, which Snakemake also passes through Jinja2). Each gets its own escaping so
@@ -24,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from repro.claims import KINDS
-from repro.io import InputError, read_json, write_text
-from repro.registry import load_papers
+from repro.reporting.claims import KINDS, VERDICTS
+from repro.reporting.registry import load_papers
+from repro.workflow.io import InputError, read_json, write_text
 
 COLUMNS = [
     "paper",
@@ -42,11 +43,16 @@ COLUMNS = [
     "scale",
     "test",
     "verdict",
+    "timing",
+    "learning",
+    "inconclusive_because",
 ]
 SUMMARY_COLUMNS = [
     "paper",
     "title",
     "paper_claims_passed",
+    "paper_claims_failed",
+    "paper_claims_inconclusive",
     "paper_claims_total",
     "checks_passed",
     "checks_total",
@@ -87,12 +93,19 @@ def load_claims(path: str | Path) -> tuple[str, list[dict[str, Any]]]:
                 raise InputError(path, f"claim {claim.get('id', '?')!r} has no {key!r}")
         if claim.get("kind") not in KINDS:
             raise InputError(path, f"claim {claim['id']!r}: kind must be one of {KINDS}, got {claim.get('kind')!r}")
+        if claim["verdict"] not in VERDICTS:
+            raise InputError(
+                path, f"claim {claim['id']!r}: verdict must be one of {VERDICTS}, got {claim['verdict']!r}"
+            )
     return doc["paper"], doc["claims"]
 
 
 def verdict_of(claim: Mapping[str, Any]) -> str:
-    """The recorded verdict, except that a claim without a finite value fails."""
-    return claim["verdict"] if _finite(claim.get("ours")) and claim["verdict"] == "pass" else "fails"
+    """The recorded verdict, except that a claim without a finite value fails (an inconclusive one stays
+    inconclusive: the model it rests on did not learn, whatever its own number)."""
+    if claim["verdict"] == "inconclusive":
+        return "inconclusive"
+    return "pass" if _finite(claim.get("ours")) and claim["verdict"] == "pass" else "fails"
 
 
 def claim_row(paper: str, claim: Mapping[str, Any]) -> dict[str, str]:
@@ -112,6 +125,9 @@ def claim_row(paper: str, claim: Mapping[str, Any]) -> dict[str, str]:
         "scale": claim["scale"],
         "test": claim["test_text"],
         "verdict": verdict_of(claim),
+        "timing": "true" if claim.get("timing") else "",
+        "learning": "true" if claim.get("learning") else "",
+        "inconclusive_because": " ".join(claim.get("inconclusive_because") or ()),
     }
 
 
@@ -122,6 +138,18 @@ def gather(claim_files: Iterable[str | Path]) -> list[dict[str, str]]:
         paper, claims = load_claims(path)
         rows += [claim_row(paper, c) for c in claims]
     return rows
+
+
+def kind_text(row: Mapping[str, str]) -> str:
+    """'paper', 'paper, timing' (a claim that times code, allowed to differ between runs), 'check, learning'."""
+    tags = [tag for tag in ("timing", "learning") if row.get(tag)]
+    return ", ".join([row["kind"], *tags])
+
+
+def verdict_text(row: Mapping[str, str]) -> str:
+    """The verdict; an inconclusive one names the learning checks that failed."""
+    because = row.get("inconclusive_because")
+    return f"{row['verdict']} ({because})" if row["verdict"] == "inconclusive" and because else row["verdict"]
 
 
 def interval_text(row: Mapping[str, str]) -> str:
@@ -139,7 +167,8 @@ class Summary:
     slug: str
     state: str
     paper_passed: int = 0
-    paper_total: int = 0
+    paper_failed: int = 0
+    paper_inconclusive: int = 0
     checks_passed: int = 0
     checks_total: int = 0
     scale: str = ""
@@ -149,8 +178,15 @@ class Summary:
         return self.state == "run"
 
     @property
+    def paper_total(self) -> int:
+        return self.paper_passed + self.paper_failed + self.paper_inconclusive
+
+    @property
     def paper_claims(self) -> str:
-        return f"{self.paper_passed}/{self.paper_total}" if self.ran else self.state
+        """'3 pass · 1 fail · 2 inconclusive' (all three counts, always)."""
+        if not self.ran:
+            return self.state
+        return f"{self.paper_passed} pass · {self.paper_failed} fail · {self.paper_inconclusive} inconclusive"
 
     @property
     def checks(self) -> str:
@@ -171,12 +207,19 @@ def summarise(rows: list[Mapping[str, str]], slugs: Iterable[str], built: Iterab
             out[slug] = Summary(slug, NOT_RUN if slug in built else NOT_BUILT)
             continue
 
-        def count(kind: str, rows: list[Mapping[str, str]] = mine) -> tuple[int, int]:
-            of_kind = [r for r in rows if r["kind"] == kind]
-            return sum(r["verdict"] == "pass" for r in of_kind), len(of_kind)
-
+        papers = [r["verdict"] for r in mine if r["kind"] == "paper"]
+        checks = [r["verdict"] for r in mine if r["kind"] == "check"]
         scales = ", ".join(dict.fromkeys(r["scale"] for r in mine))
-        out[slug] = Summary(slug, "run", *count("paper"), *count("check"), scale=scales)
+        out[slug] = Summary(
+            slug,
+            "run",
+            papers.count("pass"),
+            papers.count("fails"),
+            papers.count("inconclusive"),
+            checks.count("pass"),
+            len(checks),
+            scale=scales,
+        )
     return out
 
 
@@ -224,6 +267,8 @@ def summary_csv(summaries: Mapping[str, Summary], papers: Mapping[str, Mapping[s
             "paper": s.slug,
             "title": label(papers[s.slug]) if s.slug in papers else s.slug,
             "paper_claims_passed": s.paper_passed if s.ran else "",
+            "paper_claims_failed": s.paper_failed if s.ran else "",
+            "paper_claims_inconclusive": s.paper_inconclusive if s.ran else "",
             "paper_claims_total": s.paper_total if s.ran else "",
             "checks_passed": s.checks_passed if s.ran else "",
             "checks_total": s.checks_total if s.ran else "",
@@ -265,8 +310,9 @@ def claims_markdown(rows: list[Mapping[str, str]], with_paper: bool = True) -> s
     """Claims table: id, kind, statement, paper value, ours, interval, test, verdict."""
     header = ["id", "kind", "statement", "paper value", "ours", "interval", "test", "verdict"]
     body = [
-        [md_cell(r[c]) for c in ("claim", "kind", "statement", "paper_value", "ours")]
-        + [md_cell(interval_text(r)), md_cell(r["test"]), r["verdict"]]
+        [md_cell(r["claim"]), md_cell(kind_text(r))]
+        + [md_cell(r[c]) for c in ("statement", "paper_value", "ours")]
+        + [md_cell(interval_text(r)), md_cell(r["test"]), md_cell(verdict_text(r))]
         for r in rows
     ]
     if with_paper:
@@ -292,6 +338,7 @@ th { background: #f1f5f9; }
 td.num, td.test { font-family: ui-monospace, monospace; white-space: nowrap; }
 td.fails { color: #b91c1c; font-weight: 600; }
 td.pass { color: #15803d; font-weight: 600; }
+td.inconclusive { color: #a16207; font-weight: 600; }
 """
 
 
@@ -310,13 +357,13 @@ def claims_html(paper: Mapping[str, Any], summary: Summary, rows: list[Mapping[s
     for r in rows:
         cells = [
             ("", r["claim"]),
-            ("", r["kind"]),
+            ("", kind_text(r)),
             ("", r["statement"]),
             ("", r["paper_value"]),
             ("num", r["ours"]),
             ("num", interval_text(r)),
             ("test", r["test"]),
-            (r["verdict"], r["verdict"]),
+            (r["verdict"], verdict_text(r)),
         ]
         lines.append(
             "<tr>"

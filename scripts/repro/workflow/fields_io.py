@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from repro.io import InputError, atomic_path
+from repro.workflow.io import InputError, atomic_path
 
 
 def save_arrays(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import os
 import re
 import resource
 import sys
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# The last line a stage's log gets (see run); benchmarks/default_run.py and repro.docs read it back.
+# The last line a stage's log gets (see run); benchmarks/default_run.py and repro.reporting.docs read it back.
 USAGE_LINE = re.compile(r"done in ([\d.]+) s \(process: ([\d.]+) CPU-s, peak ([\d.]+) MB\)")
 
 
@@ -38,14 +39,35 @@ class Job:
     log: Path | None = None
 
 
-def configure_threads(threads: int) -> None:
-    """Bound torch's CPU threads by the rule's ``threads`` so parallel jobs do not oversubscribe.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
-    Only when the stage's module already imported torch: a numpy stage never pays torch's import.
+
+def compute_threads(smk: Any) -> int:
+    """The threads a stage computes with: the count its config declares (``params.compute_threads``), not
+    the count Snakemake grants, which ``--cores`` caps. Why: a parallel reduction in torch or BLAS sums in
+    an order that depends on its thread count, so two runs at different ``--cores`` would differ."""
+    declared = getattr(smk.params, "compute_threads", None)
+    return max(1, int(declared if declared is not None else smk.threads))
+
+
+def limit_threads_before_import(threads: int) -> None:
+    """Set the OpenMP/BLAS thread variables before the stage's module (or a function inside it) imports
+    numpy or torch, so libraries loaded later start with ``threads`` threads too."""
+    for name in THREAD_VARIABLES:
+        os.environ[name] = str(threads)
+
+
+def configure_threads(threads: int) -> None:
+    """Bound torch's and the BLAS libraries' CPU threads to ``threads`` (libraries already loaded).
+
+    torch only when the stage's module already imported it: a numpy stage never pays torch's import.
     """
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=threads)
     torch = sys.modules.get("torch")
     if torch is not None:
-        torch.set_num_threads(max(1, int(threads)))
+        torch.set_num_threads(threads)
 
 
 def run(smk: Any) -> None:
@@ -60,10 +82,12 @@ def run(smk: Any) -> None:
         logging.basicConfig(
             stream=stream, level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", force=True
         )
+        threads = compute_threads(smk)
+        limit_threads_before_import(threads)
         module = importlib.import_module(smk.params.entry)
-        configure_threads(smk.threads)
-        job = Job(smk.input, smk.output, smk.params, smk.wildcards, smk.threads, log_path)
-        log = logging.getLogger("repro.entry")
+        configure_threads(threads)
+        job = Job(smk.input, smk.output, smk.params, smk.wildcards, threads, log_path)
+        log = logging.getLogger("repro.workflow.entry")
         start = time.perf_counter()
         log.info("running %s", smk.params.entry)
         try:

@@ -13,6 +13,14 @@ baseline's numbers in place of the method's) and show that the verdict is ``fail
 
 Small effects carry an interval (over seeds or bootstrap resamples); a claim with an interval passes
 only when the whole interval clears the test, not just the point estimate.
+
+Three verdicts (DESIGN.md): ``pass``, ``fails`` and ``inconclusive``. A *learning check*
+(``ClaimSpec(..., learning=True)``, a ``check``) says that a trained model beat a trivial predictor on
+held-out data by a margin declared before the run (:func:`learning_check`, :func:`skill_over_trivial`).
+A paper claim names the learning checks of the models it compares in ``rests_on``; when any of them does
+not pass, the claim's verdict is ``inconclusive`` whatever its own test says, because a model that did not
+train says nothing about the paper in either direction. A claim that times code says ``timing=True``:
+it is the only kind allowed to differ between two runs of one commit.
 """
 
 from __future__ import annotations
@@ -25,10 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from repro.io import write_json
+from repro.workflow.io import write_json
 
 SCALES = ("smoke", "full")
 KINDS = ("paper", "check")
+VERDICTS = ("pass", "fails", "inconclusive")
 COMPARISONS = {
     "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b,
@@ -234,6 +243,10 @@ class Claim:
     details: dict[str, Any] = field(default_factory=dict)
     interval: Interval | None = None
     kind: str = field(kw_only=True)
+    learning: bool = field(default=False, kw_only=True)
+    timing: bool = field(default=False, kw_only=True)
+    rests_on: tuple[str, ...] = field(default=(), kw_only=True)
+    inconclusive_because: tuple[str, ...] = field(default=(), kw_only=True)
 
     def __post_init__(self) -> None:
         if self.scale not in SCALES:
@@ -243,10 +256,15 @@ class Claim:
 
     @property
     def verdict(self) -> str:
+        """``inconclusive`` when a learning check this claim rests on did not pass, else its own test's."""
+        if self.inconclusive_because:
+            return "inconclusive"
         return "pass" if self.test.passes(self.ours, self.interval) else "fails"
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
+        out["rests_on"] = list(self.rests_on)
+        out["inconclusive_because"] = list(self.inconclusive_because)
         out["ours"] = finite_or_none(self.ours)
         out["test"] = {k: v for k, v in asdict(self.test).items() if v is not None}
         out["test_text"] = self.test.describe()
@@ -261,6 +279,12 @@ class ClaimSpec:
 
     ``reported`` names the entry of ``resources/<slug>/reported.yaml`` that holds the paper's own
     statement or number; ``scales`` the scales at which the claim is checked.
+
+    ``learning=True`` marks a check that a trained model learned (see :func:`learning_check`).
+    ``rests_on`` (paper claims) names the learning checks of the trained models the claim compares; ``()``
+    says it compares no trained model, ``None`` that it was not declared (a paper that trains models must
+    declare it on every paper claim: tests/test_paper_conformance.py). ``timing=True`` marks a claim that
+    times code (measured over repeats, with an interval).
     """
 
     id: str
@@ -270,12 +294,21 @@ class ClaimSpec:
     measure: Callable[[Mapping[str, Any]], float | Measured | None]
     reported: str | None = None
     scales: tuple[str, ...] = SCALES
+    rests_on: tuple[str, ...] | None = None
+    learning: bool = False
+    timing: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
         if not set(self.scales) <= set(SCALES):
             raise ValueError(f"claim {self.id}: scales must be within {SCALES}, got {self.scales}")
+        if self.learning and self.kind != "check":
+            raise ValueError(f"claim {self.id}: a learning check has kind 'check', got {self.kind!r}")
+        if self.rests_on is not None and self.kind != "paper":
+            raise ValueError(f"claim {self.id}: only a paper claim rests on learning checks")
+        if isinstance(self.rests_on, str):
+            raise ValueError(f"claim {self.id}: rests_on is a tuple of claim ids, got the string {self.rests_on!r}")
 
     def evaluate(
         self, outputs: Mapping[str, Any], scale: str, reported: Mapping[str, Mapping[str, Any]] | None = None
@@ -305,7 +338,28 @@ class ClaimSpec:
             details,
             interval,
             kind=self.kind,
+            learning=self.learning,
+            timing=self.timing,
+            rests_on=tuple(self.rests_on or ()),
         )
+
+
+def validate_specs(specs: Sequence[ClaimSpec]) -> None:
+    """Ids are unique and every ``rests_on`` names a learning check of the same list, checked at every
+    scale the claim is; raises ValueError naming the claim otherwise."""
+    by_id: dict[str, ClaimSpec] = {}
+    for spec in specs:
+        if spec.id in by_id:
+            raise ValueError(f"claim {spec.id}: declared twice")
+        by_id[spec.id] = spec
+    for spec in specs:
+        for dep in spec.rests_on or ():
+            check = by_id.get(dep)
+            if check is None or not check.learning:
+                raise ValueError(f"claim {spec.id}: rests_on {dep!r} is not a learning check of this paper")
+            missing = set(spec.scales) - set(check.scales)
+            if missing:
+                raise ValueError(f"claim {spec.id}: learning check {dep!r} is not evaluated at {sorted(missing)}")
 
 
 def evaluate_claims(
@@ -314,16 +368,72 @@ def evaluate_claims(
     scale: str,
     reported: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Claim]:
-    """Every spec checked at ``scale`` becomes a claim; none is dropped for missing inputs."""
-    return [spec.evaluate(outputs, scale, reported) for spec in specs if scale in spec.scales]
+    """Every spec checked at ``scale`` becomes a claim; none is dropped for missing inputs. A paper claim
+    whose learning checks did not all pass is marked inconclusive, naming them."""
+    validate_specs(specs)
+    claims = [spec.evaluate(outputs, scale, reported) for spec in specs if scale in spec.scales]
+    learned = {c.id: c.verdict == "pass" for c in claims if c.learning}
+    for claim in claims:
+        claim.inconclusive_because = tuple(dep for dep in claim.rests_on if not learned[dep])
+    return claims
 
 
 def verdict(specs: Sequence[ClaimSpec], claim_id: str, outputs: Mapping[str, Any], scale: str = "smoke") -> str:
-    """Verdict of one claim on ``outputs``: what counterfactual tests call."""
-    spec = next((s for s in specs if s.id == claim_id), None)
-    if spec is None:
+    """Verdict of one claim on ``outputs`` (its learning checks evaluated on the same outputs): what
+    counterfactual tests call. A counterfactual of a paper claim that rests on learning checks must
+    supply outputs in which those models learned, or the verdict is ``inconclusive``, not ``fails``."""
+    if not any(s.id == claim_id for s in specs):
         raise KeyError(f"no claim {claim_id!r}; have {[s.id for s in specs]}")
-    return spec.evaluate(outputs, scale, reported=None if spec.reported is None else _AnyReported()).verdict
+    needed = {claim_id} | set(next(s for s in specs if s.id == claim_id).rests_on or ())
+    chosen = [s for s in specs if s.id in needed and scale in s.scales]
+    reported = _AnyReported() if any(s.reported is not None for s in chosen) else None
+    return next(c for c in evaluate_claims(chosen, outputs, scale, reported) if c.id == claim_id).verdict
+
+
+def skill_over_trivial(
+    model_errors: Sequence[float] | np.ndarray,
+    trivial_errors: Sequence[float] | np.ndarray,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Measured:
+    """Skill of a model over a trivial predictor on the same held-out items: ``1 - mean(model) /
+    mean(trivial)`` of per-item errors (squared error, absolute error, 0/1 loss, negative log-likelihood:
+    any loss where lower is better and the trivial predictor's mean is positive), with a paired
+    percentile bootstrap interval over items. 0.2 means 20 % lower error than the trivial predictor."""
+    model = np.asarray(model_errors, dtype=float).ravel()
+    trivial = np.asarray(trivial_errors, dtype=float).ravel()
+    if model.shape != trivial.shape:
+        raise ValueError(f"model and trivial errors must be paired, got {model.shape} and {trivial.shape}")
+
+    def skill(m: np.ndarray, t: np.ndarray) -> float:
+        denominator = float(np.mean(t))
+        return 1.0 - float(np.mean(m)) / denominator if denominator > 0 else float("nan")
+
+    result = bootstrap_interval((model, trivial), skill, n_resamples=n_resamples, seed=seed, paired=True)
+    result.details = {"model_error": float(np.mean(model)), "trivial_error": float(np.mean(trivial)), "n": model.size}
+    return result
+
+
+def learning_check(
+    claim_id: str,
+    model: str,
+    trivial: str,
+    measure: Callable[[Mapping[str, Any]], float | Measured | None],
+    *,
+    margin: float = 0.2,
+    error: str = "error",
+    scales: tuple[str, ...] = SCALES,
+) -> ClaimSpec:
+    """The learning check of one trained model, declared in claims.py before any run: on held-out data its
+    ``error`` is at least ``margin`` (a fraction) below that of ``trivial`` (persistence, climatology, the
+    class prior, the mean, the untrained initialisation, ...), the whole interval clearing the margin.
+    ``measure`` returns the skill, usually :func:`skill_over_trivial` of per-item errors."""
+    statement = (
+        f"{model} learned: its held-out {error} is at least {margin:.0%} below {trivial}'s "
+        f"(skill = 1 - model/trivial >= {margin:g})"
+    )
+    return ClaimSpec(claim_id, "check", statement, Test(">=", margin), measure, scales=scales, learning=True)
 
 
 class _AnyReported(dict):

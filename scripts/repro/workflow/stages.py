@@ -34,6 +34,7 @@ class Stage:
     reported: bool = False
     localrule: bool = False
     constraints: dict = field(default_factory=dict)
+    cache: bool | str = False
 
 
 def stage_resources(section: Mapping[str, Any], key: str) -> tuple[int, dict[str, Any]]:

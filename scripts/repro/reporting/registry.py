@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 PAPERS_FILE = REPO_ROOT / "resources" / "papers.yaml"
 REPORTED_SCHEMA = REPO_ROOT / "workflow" / "schemas" / "reported.schema.yaml"
 IDENTITY = ("slug", "title", "short", "authors", "sources", "code", "licence")
@@ -54,9 +54,9 @@ def load_reported(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
     """A paper's ``resources/<slug>/reported.yaml`` as ``{key: {value, where, evidence, source, ...}}``.
 
     The file is checked against the one schema of reported numbers; an entry without its own
-    ``source`` gets the file's. Errors raise :class:`repro.io.InputError` naming the file and the entry.
+    ``source`` gets the file's. Errors raise :class:`repro.workflow.io.InputError` naming the file and the entry.
     """
-    from repro.io import InputError
+    from repro.workflow.io import InputError
 
     try:
         content = yaml.safe_load(Path(path).read_text())

@@ -2,7 +2,7 @@
 
 Why shared: five papers train an MLP or a small CNN on arrays that fit in memory, with seeded batch
 orders, optional per-sample weights (reweighting methods) and resumable checkpoints; ``fit`` wraps
-:func:`repro.training.train` (which owns seeding, checkpoints, early stopping and progress lines) so
+:func:`repro.learning.training.train` (which owns seeding, checkpoints, early stopping and progress lines) so
 that each paper only chooses the model, the loss and the weights.
 """
 
@@ -17,7 +17,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from repro.training import TrainResult, epoch_rng, fingerprint_of, train
+from repro.learning.training import TrainResult, epoch_rng, fingerprint_of, train
 
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"relu": F.relu, "tanh": torch.tanh}
 LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -163,7 +163,7 @@ def fit(
     desc: str = "fit",
     checkpoint_every: int = 50,
 ) -> TrainResult:
-    """Train ``model`` on (x, y) with minibatches in a seeded order per epoch (via repro.training.train).
+    """Train ``model`` on (x, y) with minibatches in a seeded order per epoch (via repro.learning.training.train).
 
     ``weights`` (one non-negative number per sample, e.g. a reweighting method's) scale each sample's
     loss; they are normalised to mean 1 over the data, so the batch loss is the weighted empirical risk

@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from repro.io import atomic_path  # noqa: E402
+from repro.workflow.io import atomic_path  # noqa: E402
 
 STYLE = {
     "figure.dpi": 110,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 
-log = logging.getLogger("repro.progress")
+log = logging.getLogger("repro.workflow.progress")
 
 
 def _clock(seconds: float) -> str:

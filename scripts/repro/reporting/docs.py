@@ -1,6 +1,6 @@
 """Regenerate the numbers in the documentation from a run, so that no page carries hand-copied results.
 
-``python -m repro.docs`` (from the repo root, after a run) rewrites:
+``python -m repro.reporting.docs`` (from the repo root, after a run) rewrites:
 
 - the README's paper table (between ``<!-- papers-table:begin -->`` and ``<!-- papers-table:end -->``)
   from ``results/scoreboard.csv``: per paper its paper claims and checks passed/total and its target
@@ -25,10 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from repro.entry import logged_usage
-from repro.io import InputError
-from repro.registry import load_papers
-from repro.scoreboard import (
+from repro.reporting.registry import load_papers
+from repro.reporting.scoreboard import (
     built_papers,
     claim_row,
     claims_markdown,
@@ -39,6 +37,8 @@ from repro.scoreboard import (
     read_rows,
     summarise,
 )
+from repro.workflow.entry import logged_usage
+from repro.workflow.io import InputError
 
 README_BEGIN, README_END = "<!-- papers-table:begin -->", "<!-- papers-table:end -->"
 RESULTS_BEGIN, RESULTS_END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -81,7 +81,7 @@ def results_block(claims_file: Path, shown: str) -> str:
     paper, claims = load_claims(claims_file)
     rows = [claim_row(paper, c) for c in claims]
     summary = summarise(rows, [paper])[paper]
-    head = f"Generated from `{shown}` by `python -m repro.docs`: {summary.status} (scale: {summary.scale})."
+    head = f"Generated from `{shown}` by `python -m repro.reporting.docs`: {summary.status} (scale: {summary.scale})."
     return head + "\n\n" + claims_markdown(rows, with_paper=False)
 
 
@@ -126,7 +126,7 @@ def budget_block(bench_dir: Path, shown: str, log_dir: Path | None = None) -> st
     walls, cpus, rss = (np.array([b[key] for b in steps.values()]) for key in ("wall", "cpu", "rss"))
     body.append(["**total**", fmt(float(np.sum(walls))), fmt(float(np.sum(cpus))), fmt(float(np.max(rss)))])
     head = (
-        f"Generated from `{shown}/*.tsv` and the steps' logs by `python -m repro.docs` (the last run's "
+        f"Generated from `{shown}/*.tsv` and the steps' logs by `python -m repro.reporting.docs` (the last run's "
         "benchmark files, with CPU and peak memory as each step's process reported them in its log; the "
         "total wall time is a sum over jobs, which may run in parallel)."
     )

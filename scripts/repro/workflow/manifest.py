@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from repro.io import sha256, write_json
-from repro.provenance import package_versions
+from repro.workflow.io import sha256, write_json
+from repro.workflow.provenance import package_versions
 
 FILE = {
     "type": "object",
@@ -33,7 +33,7 @@ FILE = {
 }
 SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "Data manifest (repro.manifest)",
+    "title": "Data manifest (repro.workflow.manifest)",
     "type": "object",
     "required": ["source", "producer", "files", "licence", "settings", "versions"],
     "additionalProperties": False,

@@ -2,7 +2,7 @@
 
 Why: at smoke scale a paper trains many tiny models (methods x seeds); run one by one, Python overhead
 dominates. A stack keeps every parameter with a leading member dimension, so members share nothing and
-each trains exactly as it would alone (losses are summed), and ``repro.training.train`` can keep each
+each trains exactly as it would alone (losses are summed), and ``repro.learning.training.train`` can keep each
 member's own best weights.
 """
 

@@ -1,4 +1,4 @@
-"""Opening zarr stores with errors that name the store (kept apart from repro.io so that
+"""Opening zarr stores with errors that name the store (kept apart from repro.workflow.io so that
 modules which never touch zarr do not depend on it)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 
 import zarr
 
-from repro.io import InputError
+from repro.workflow.io import InputError
 
 
 def open_zarr_group(path: str | os.PathLike, key: str = "") -> zarr.Group:

@@ -13,7 +13,7 @@ import functools
 from pathlib import Path
 
 PACKAGE = "repro"
-SCRIPTS = Path(__file__).resolve().parents[1]
+SCRIPTS = Path(__file__).resolve().parents[2]
 
 
 def module_file(module: str, scripts: Path = SCRIPTS) -> Path | None:
@@ -64,7 +64,7 @@ def _with_parents(module: str) -> list[str]:
 def import_closure(entry: str, scripts: Path = SCRIPTS) -> tuple[Path, ...]:
     """Every repro source file that running ``entry`` executes, parents' ``__init__`` files included."""
     seen: set[Path] = set()
-    todo = ["repro.entry", *_with_parents(entry)]
+    todo = ["repro.workflow.entry", *_with_parents(entry)]
     while todo:
         path = module_file(todo.pop(), scripts)
         if path is None or path in seen:

@@ -6,8 +6,8 @@ suffix) is continued with an HTTP Range request instead of starting over; transi
 (network errors, short reads, 5xx, 408/429) are retried with exponential back-off, while any other 4xx
 answer (a 404: wrong URL) stops at once naming the URL. The sha256 is checked (and an optional content
 check run) *before* the file is moved into place, so a wrong download never sits where readers look: on
-a mismatch nothing is kept. Large transfers write progress lines (repro.progress) to the rule's log.
-The returned record is a manifest ``files`` entry (repro.manifest) plus the URL.
+a mismatch nothing is kept. Large transfers write progress lines (repro.workflow.progress) to the rule's log.
+The returned record is a manifest ``files`` entry (repro.workflow.manifest) plus the URL.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from repro.io import InputError, sha256
-from repro.progress import Progress
+from repro.workflow.io import InputError, sha256
+from repro.workflow.progress import Progress
 
 log = logging.getLogger(__name__)
 BLOCK = 1 << 20

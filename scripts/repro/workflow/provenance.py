@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from repro.io import read_json, write_json
+from repro.workflow.io import read_json, write_json
 
 PACKAGES = (
     "repro",
@@ -27,7 +27,7 @@ PACKAGES = (
     "rdkit",
     "matplotlib",
 )
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str | None]:

@@ -1,6 +1,6 @@
-"""The training helper shared by the field papers (torch; prediction files: repro.fields_io).
+"""The training helper shared by the field papers (torch; prediction files: repro.workflow.fields_io).
 
-``fit_arrays`` runs repro.training.train over in-memory arrays with the batch order of each epoch drawn
+``fit_arrays`` runs repro.learning.training.train over in-memory arrays with the batch order of each epoch drawn
 from ``epoch_rng(seed, epoch)`` (a resumed run draws the same batches), on a chosen device, and leaves the
 model on the CPU where predictions and checks run. ``save_arrays`` / ``load_arrays`` write and read the
 prediction files (npz) atomically, with a clear error for a bad file.
@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
-from repro.training import epoch_rng, train
+from repro.learning.training import epoch_rng, train
 
 
 def fit_arrays(

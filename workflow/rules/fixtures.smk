@@ -1,0 +1,37 @@
+"""The rehearsal's inputs: small file sets in the published layouts of the paper-scale datasets.
+
+Each writer module ``repro.fixtures.<name>`` gets a rule ``fixture_<name>`` that fills
+``data/fixtures/<name>/`` (core env: writers use numpy, h5py, zarr, scipy and pandas only). ``config/rehearsal.yaml`` points the readers' user-path keys into these
+folders; a user path inside one is an input satisfied by the folder (``user_input`` in common.smk), so
+the rehearsal needs no step beyond the one ``snakemake`` command.
+"""
+
+FIXTURES = sorted(
+    p.stem
+    for p in (REPO / "scripts/repro/fixtures").glob("*.py")
+    if p.stem not in ("__init__", "stage")
+)
+FIXTURE_DIRS.extend(f"data/fixtures/{name}" for name in FIXTURES)
+
+
+for _name in FIXTURES:
+
+    rule:
+        name:
+            f"fixture_{_name}"
+        input:
+            code=code_closure(f"repro.fixtures.{_name}"),
+        output:
+            root=directory(f"data/fixtures/{_name}"),
+        log:
+            f"logs/fixtures/{_name}.log",
+        benchmark:
+            f"{BENCHMARKS}/fixtures/{_name}.tsv"
+        localrule: True
+        conda:
+            "../../envs/core.yaml"
+        params:
+            entry="repro.fixtures.stage",
+            fixture=_name,
+        script:
+            ENTRY
