@@ -2,11 +2,13 @@
 
 import os
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
 from repro.workflow.config import check_config_files, validate_config, enabled_papers
+from repro.workflow.errors import run_error_summary
 
 
 configfile: "config/config.yaml"
@@ -23,6 +25,10 @@ PAPERS = enabled_papers(config)
 # Every job's interpreter hashes strings with the same seed, so iterating a set of names follows one
 # order in every run (jobs inherit the environment; a cluster job re-reads this file).
 os.environ.setdefault("PYTHONHASHSEED", "0")
+# A stage stopped by bad input prints one block (file, problem, what to do) and no traceback, unless
+# the run is --verbose; the blocks are printed again at the end of a failed run (onerror below).
+os.environ.update({"REPRO_VERBOSE": "1" if workflow.output_settings.verbose else ""})
+RUN_STARTED = time.time()
 
 
 # The report's landing page is the scoreboard the `scoreboard` rule writes (read when the report is
@@ -52,4 +58,11 @@ rule all:
     default_target: True
     input:
         "results/scoreboard.csv",
+        "results/index.html",
         [getattr(rules, rule_name(p)).input for p in PAPERS],
+
+
+onerror:
+    summary = run_error_summary(RUN_STARTED)
+    if summary:
+        print(summary, file=sys.stderr)

@@ -63,7 +63,7 @@ def checkout(tmp_path):
 def test_readme_table_has_counts_by_kind_and_the_target_command(checkout):
     update_all(checkout)
     table = (checkout / "README.md").read_text()
-    assert "| [Alpha](docs/papers/alpha.md) | 2/3 | 1/1 | `snakemake --cores all alpha` |" in table
+    assert "| [Alpha](docs/papers/alpha.md) | 2 pass · 1 fail · 0 inconclusive | 1/1 | `snakemake --cores all alpha` |" in table
     assert "| [Beta](docs/papers/beta-x.md) | not run yet |  | `snakemake --cores all beta_x` |" in table
     assert "| Gamma | not built yet |  |  |" in table and "old" not in table
 
@@ -72,7 +72,7 @@ def test_results_block_is_the_claims_table(checkout):
     update_all(checkout)
     page = (checkout / "docs/papers/alpha.md").read_text()
     block = page.split(RESULTS_BEGIN)[1].split(RESULTS_END)[0]
-    assert "paper claims 2/3 · checks 1/1 (scale: smoke)" in block
+    assert "paper claims 2 pass · 1 fail · 0 inconclusive · checks 1/1 (scale: smoke)" in block
     assert "| id | kind | statement | paper value | ours | interval | test | verdict |" in block
     assert (
         r"| a\_small | paper | small effect > 0 | n/a | 0.5 | \[0.2, 0.8\] (percentile bootstrap 95%, n=2000) |"

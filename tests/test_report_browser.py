@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from workflow_tools import snakemake as snakemake_run
 
 from repro.reporting.registry import load_papers
 from repro.workflow.config import enabled_papers
@@ -94,16 +95,23 @@ def render(report: Path, profile: Path) -> str:
     return proc.stdout
 
 
+def verdict(claim: dict) -> str:
+    """The verdict a reader must see: inconclusive as recorded, else pass only with a finite value."""
+    if claim["verdict"] == "inconclusive":
+        return "inconclusive"
+    return "pass" if claim["verdict"] == "pass" and claim["ours"] is not None else "fails"
+
+
 def expected_counts(claims_file: Path) -> tuple[str, str]:
-    """'passed/total' of paper claims and of checks, counted straight from claims.json."""
+    """Paper claims as 'P pass · F fail · I inconclusive' and checks as 'passed/total', counted straight
+    from claims.json."""
     claims = json.loads(claims_file.read_text())["claims"]
-
-    def count(kind: str) -> str:
-        mine = [c for c in claims if c["kind"] == kind]
-        passed = sum(c["verdict"] == "pass" and c["ours"] is not None for c in mine)
-        return f"{passed}/{len(mine)}"
-
-    return count("paper"), count("check")
+    papers = [verdict(c) for c in claims if c["kind"] == "paper"]
+    checks = [verdict(c) for c in claims if c["kind"] == "check"]
+    paper_text = (
+        f"{papers.count('pass')} pass · {papers.count('fails')} fail · {papers.count('inconclusive')} inconclusive"
+    )
+    return paper_text, f"{checks.count('pass')}/{len(checks)}"
 
 
 def check_report(work: Path, profile: Path) -> None:
@@ -151,10 +159,56 @@ def check_claims_table(data_uri: str, claims_file: Path) -> None:
     for claim in json.loads(claims_file.read_text())["claims"]:
         cells = rows.get(claim["id"])
         assert cells, f"{claims_file}: claim {claim['id']} missing from the report's claims table"
-        verdict = "pass" if claim["verdict"] == "pass" and claim["ours"] is not None else "fails"
-        expected = [claim["kind"], claim["statement"], claim["test_text"], verdict]
+        tags = [t for t in ("timing", "learning") if claim.get(t)]
+        shown = verdict(claim)
+        if shown == "inconclusive" and claim.get("inconclusive_because"):
+            shown += f" ({' '.join(claim['inconclusive_because'])})"
+        expected = [", ".join([claim["kind"], *tags]), claim["statement"], claim["test_text"], shown]
         assert [cells[1], cells[2], cells[6], cells[7]] == expected, f"{claim['id']}: {cells}"
 
 
 def test_report_renders_summary_rows_and_figures_in_a_browser(default_run, tmp_path):
     check_report(default_run, tmp_path / "chromium-profile")
+
+
+def test_results_site_opens_on_every_papers_row_unobstructed(default_run):
+    """The landing page a reader opens first (results/index.html), measured by geometry, not text: at
+    1280x800 and 1920x1080 the title, every enabled paper's name cell and the total lie inside the first
+    viewport with nothing drawn over them (the element at each name cell's centre is that cell); one paper's
+    first figure is visible after one scroll. The screenshots stay in results/report-screenshots/."""
+    if shutil.which("chromium") is None:
+        pytest.skip("chromium is not installed (Debian: apt-get install -y chromium)")
+    snakemake_run(default_run, "--cores", "1", "report_screenshots")
+    folder = default_run / "results/report-screenshots"
+    geometry = json.loads((folder / "geometry.json").read_text())
+    slugs = enabled_papers(yaml.safe_load((default_run / "config/config.yaml").read_text()))
+    for size in ("1280x800", "1920x1080"):
+        view = geometry["index"][size]
+        assert (folder / f"index_{size}.png").stat().st_size > 10_000
+        for what in ("title", "total"):
+            assert view[what]["inside"] and view[what]["unobstructed"], f"{size}: {what} {view[what]}"
+        assert sorted(view["rows"]) == sorted(slugs), f"{size}: rows {sorted(view['rows'])}"
+        hidden = {slug: g for slug, g in view["rows"].items() if not (g["inside"] and g["unobstructed"])}
+        assert not hidden, f"{size} (viewport {view['width']}x{view['height']}): rows not fully visible: {hidden}"
+    paper = geometry["paper"]["1280x800"]
+    assert paper["figure"] and paper["figure"]["loaded"] and paper["figure"]["after_one_scroll"], paper
+
+
+@pytest.mark.parametrize(
+    "slug", enabled_papers(yaml.safe_load((Path(__file__).resolve().parents[1] / "config/config.yaml").read_text()))
+)
+def test_every_figure_exists_and_is_not_blank(default_run, slug):
+    """Each figure of the paper's figures rule exists and is not blank: the grey levels of its pixels vary
+    (standard deviation above 2 of 255), as no empty canvas or single-colour image does."""
+    import numpy as np
+    from PIL import Image
+
+    captions = sorted((default_run / "workflow/report" / slug).glob("*.rst"))
+    assert captions, f"{slug}: no figure captions"
+    for caption in captions:
+        if caption.name in ("claims.rst", "provenance.rst", "scoreboard.rst"):
+            continue
+        png = default_run / "results" / slug / "figures" / f"{caption.stem}.png"
+        assert png.is_file(), f"{slug}: {png.name} missing"
+        grey = np.asarray(Image.open(png).convert("L"), dtype=float)
+        assert grey.std() > 2.0, f"{slug}: {png.name} looks blank (pixel std {grey.std():.2f})"

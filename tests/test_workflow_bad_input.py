@@ -1,4 +1,5 @@
-"""A corrupted input stops the data rule with a message naming the file and leaves no output."""
+"""A corrupted input stops the data rule with a message naming the file and leaves no output; the message
+is one block (file, problem, what to do) that ends the run's output, with no traceback unless --verbose."""
 
 from workflow_tools import copy_workflow, snakemake
 
@@ -14,4 +15,9 @@ def test_corrupted_traits_table_fails_clearly_and_leaves_no_output(tmp_path):
     log = (work / "logs/data/metagenome.log").read_text()
     assert proc.returncode != 0
     assert f"{bad}: trait 'gc_content' of sample 's2' is not a number" in log
+    output = proc.stdout + proc.stderr
+    assert "Traceback (most recent call last)" not in output
+    summary = output[output.index("The run stopped on bad input") :]
+    assert f"data error in {bad}" in summary and "problem: trait 'gc_content' of sample 's2'" in summary
+    assert "what to do: fix or replace the file" in summary and "rule: metagenome_data" in summary
     assert not (work / "data/metagenome").exists() or not list((work / "data/metagenome").iterdir())

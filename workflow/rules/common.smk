@@ -174,6 +174,17 @@ def stage_rule(slug, st):
     }
 
 
+def paper_figures(slug):
+    """(png, caption file) of each figure of a paper's figures rule, in the rule's order."""
+    name = f"{rule_name(slug)}_figures"
+    if not rules.has(name):
+        return []
+    pngs = [str(f) for f in getattr(rules, name).output if str(f).endswith(".png")]
+    return [
+        (png, repo_file(f"workflow/report/{slug}/{Path(png).stem}.rst")) for png in pngs
+    ]
+
+
 def paper_targets(slug):
     """Files the target of a paper asks for: every stage output without wildcards, and provenance."""
     files = [f"results/{slug}/provenance.json"]

@@ -21,6 +21,8 @@ rule provenance:
         ),
     log:
         "logs/{paper}/provenance.log",
+    benchmark:
+        f"{BENCHMARKS}/{{paper}}/provenance.tsv"
     # Tiny jobs (read a few JSON files): a cluster submission would cost more than the work.
     localrule: True
     conda:
@@ -66,6 +68,8 @@ rule scoreboard:
         rst="results/scoreboard.rst",
     log:
         "logs/scoreboard.log",
+    benchmark:
+        f"{BENCHMARKS}/scoreboard.tsv"
     localrule: True
     conda:
         "../../envs/core.yaml"
@@ -75,5 +79,55 @@ rule scoreboard:
         built=built_papers(REPO, load_papers()),
         tables={slug: f"results/{slug}/claims.html" for slug in PAPERS},
         headline=lambda wc: headline_figures(PAPERS, rules),
+    script:
+        ENTRY
+
+
+rule site:
+    input:
+        scoreboard="results/scoreboard.csv",
+        provenance=expand("results/{paper}/provenance.json", paper=PAPERS),
+        figures=lambda wc: [png for p in PAPERS for png, _ in paper_figures(p)],
+        captions=lambda wc: [rst for p in PAPERS for _, rst in paper_figures(p)],
+        papers=repo_file("resources/papers.yaml"),
+        code=code_closure("repro.reporting.site"),
+    output:
+        index="results/index.html",
+        pages=expand("results/site/{paper}.html", paper=PAPERS),
+    log:
+        "logs/site.log",
+    benchmark:
+        f"{BENCHMARKS}/site.tsv"
+    localrule: True
+    conda:
+        "../../envs/core.yaml"
+    params:
+        entry="repro.reporting.site",
+        papers=PAPERS,
+        report="report.html",
+        pages={slug: f"results/site/{slug}.html" for slug in PAPERS},
+        figures=lambda wc: {slug: paper_figures(slug) for slug in PAPERS},
+    script:
+        ENTRY
+
+
+# Not part of `all`: needs Debian's chromium (headless). Run after the workflow; a reviewer looks at the
+# PNGs, tests/test_report_browser.py asserts on geometry.json.
+rule report_screenshots:
+    input:
+        index="results/index.html",
+        page=f"results/site/{PAPERS[0]}.html",
+        code=code_closure("repro.reporting.screenshots"),
+    output:
+        folder=directory("results/report-screenshots"),
+    log:
+        "logs/report_screenshots.log",
+    benchmark:
+        f"{BENCHMARKS}/report_screenshots.tsv"
+    localrule: True
+    conda:
+        "../../envs/core.yaml"
+    params:
+        entry="repro.reporting.screenshots",
     script:
         ENTRY

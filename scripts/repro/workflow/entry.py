@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# Where a stage that stops on bad input leaves its error block; the Snakefile's onerror handler prints the
+# blocks of the run last, so the file and the problem are what a user reads first (repro.workflow.errors).
+ERRORS_DIR = Path(".snakemake/repro-errors")
 # The last line a stage's log gets (see run); benchmarks/default_run.py and repro.reporting.docs read it back.
 USAGE_LINE = re.compile(r"done in ([\d.]+) s \(process: ([\d.]+) CPU-s, peak ([\d.]+) MB\)")
 
@@ -84,6 +87,8 @@ def run(smk: Any) -> None:
         )
         threads = compute_threads(smk)
         limit_threads_before_import(threads)
+        from repro.workflow.io import InputError  # after the thread variables: it imports numpy
+
         module = importlib.import_module(smk.params.entry)
         configure_threads(threads)
         job = Job(smk.input, smk.output, smk.params, smk.wildcards, threads, log_path)
@@ -92,6 +97,12 @@ def run(smk: Any) -> None:
         log.info("running %s", smk.params.entry)
         try:
             module.main(job)
+        except InputError as err:
+            log.error("%s failed on bad input: %s", smk.params.entry, err, exc_info=True)
+            report_input_error(err, smk.rule, log_path)
+            if os.environ.get("REPRO_VERBOSE"):
+                raise
+            raise SystemExit(1) from None
         except Exception as err:
             log.error("%s failed: %s", smk.params.entry, err, exc_info=True)
             raise
@@ -103,6 +114,15 @@ def run(smk: Any) -> None:
             cpu,
             peak_mb,
         )
+
+
+def report_input_error(err: Any, rule: str, log_path: Path | None) -> None:
+    """Print the error block on the job's real stderr (no traceback: that is in the log) and leave it for
+    the run's end-of-run summary."""
+    block = err.block() + (f"\n  rule: {rule}, full log: {log_path}" if log_path else f"\n  rule: {rule}")
+    print(block, file=sys.__stderr__, flush=True)
+    ERRORS_DIR.mkdir(parents=True, exist_ok=True)
+    (ERRORS_DIR / f"{time.time_ns()}-{os.getpid()}.txt").write_text(block + "\n")
 
 
 def process_usage() -> tuple[float, float]:

@@ -19,14 +19,21 @@ from typing import Any
 
 import numpy as np
 
+DEFAULT_HINT = "fix or replace the file, then run the same command again (only what the file feeds reruns)"
+
 
 class InputError(ValueError):
-    """Bad input data; the message names the file and what is wrong with it."""
+    """Bad input data; the message names the file and what is wrong with it, ``hint`` what to do."""
 
-    def __init__(self, path: str | os.PathLike, problem: str):
+    def __init__(self, path: str | os.PathLike, problem: str, hint: str = DEFAULT_HINT):
         self.path = str(path)
         self.problem = problem
+        self.hint = hint
         super().__init__(f"{path}: {problem}")
+
+    def block(self) -> str:
+        """The message a user reads first: the file, the problem, what to do."""
+        return f"data error in {self.path}\n  problem: {self.problem}\n  what to do: {self.hint}"
 
 
 def _json_default(obj: Any) -> Any:
