@@ -12,17 +12,19 @@ import hashlib
 import json
 import logging
 import os
+import pickle
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
 from repro.workflow.device import autocast, to_device
-from repro.workflow.io import atomic_path
+from repro.workflow.io import InputError, atomic_path
 from repro.workflow.progress import Progress
 
 log = logging.getLogger(__name__)
@@ -84,13 +86,43 @@ def seed_epoch(seed: int, epoch: int) -> None:
 
 
 def _rng_state() -> dict:
-    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+    """The three generators' states as tensors and plain numbers, so a checkpoint loads with
+    ``weights_only=True`` (no unpickling of arbitrary objects)."""
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    version, internal, gauss = random.getstate()
+    return {
+        "torch": torch.get_rng_state(),
+        "numpy": {
+            "kind": kind,
+            "keys": torch.from_numpy(keys.astype(np.int64)),
+            "pos": pos,
+            "has_gauss": has_gauss,
+            "cached": cached,
+        },
+        "python": {"version": version, "internal": torch.tensor(internal, dtype=torch.int64), "gauss": gauss},
+    }
 
 
 def _set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
-    random.setstate(state["python"])
+    numpy = state["numpy"]
+    keys = numpy["keys"].numpy().astype(np.uint32)
+    np.random.set_state((numpy["kind"], keys, numpy["pos"], numpy["has_gauss"], numpy["cached"]))
+    python = state["python"]
+    random.setstate((python["version"], tuple(int(v) for v in python["internal"].tolist()), python["gauss"]))
+
+
+def load_tensors(path: str | os.PathLike) -> Any:
+    """A checkpoint or saved model as tensors and plain data only (``torch.load(weights_only=True)``).
+
+    Why: checkpoints may come from a shared cache that other users write (``snakemake --cache``); loading
+    with full unpickling would run whatever code a planted file carries. A file that needs more than
+    tensors and plain containers is refused with an error naming it.
+    """
+    try:
+        return torch.load(path, weights_only=True, map_location="cpu")
+    except pickle.UnpicklingError as err:
+        raise InputError(path, f"refused: not a tensors-only file, loading it would run code ({err})") from None
 
 
 def fingerprint_of(settings: object, files: Iterable[str | os.PathLike] = ()) -> str:
@@ -158,7 +190,7 @@ def train(
     best_state = copy.deepcopy(model.state_dict())
     start, since_best = 0, 0
     ckpt = Path(checkpoint) if checkpoint else None
-    state = torch.load(ckpt, weights_only=False) if ckpt is not None and ckpt.exists() else None
+    state = load_tensors(ckpt) if ckpt is not None and ckpt.exists() else None
     if state is not None and state.get("fingerprint") != fingerprint:
         log.info("ignoring checkpoint %s: it was written for other settings or code", ckpt)
         state = None
