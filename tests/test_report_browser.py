@@ -198,8 +198,10 @@ def test_results_site_opens_on_every_papers_row_unobstructed(default_run):
     "slug", enabled_papers(yaml.safe_load((Path(__file__).resolve().parents[1] / "config/config.yaml").read_text()))
 )
 def test_every_figure_exists_and_is_not_blank(default_run, slug):
-    """Each figure of the paper's figures rule exists and is not blank: the grey levels of its pixels vary
-    (standard deviation above 2 of 255), as no empty canvas or single-colour image does."""
+    """Each figure of the paper's figures rule exists and is not blank (the grey levels of its pixels vary:
+    standard deviation above 2 of 255, as no empty canvas or single-colour image does), and every panel
+    that plots data (not an image panel) labels both axes and has a legend when it draws several labelled
+    series (read from the audit repro.reporting.plotting.save writes into the PNG)."""
     import numpy as np
     from PIL import Image
 
@@ -210,5 +212,14 @@ def test_every_figure_exists_and_is_not_blank(default_run, slug):
             continue
         png = default_run / "results" / slug / "figures" / f"{caption.stem}.png"
         assert png.is_file(), f"{slug}: {png.name} missing"
-        grey = np.asarray(Image.open(png).convert("L"), dtype=float)
+        picture = Image.open(png)
+        grey = np.asarray(picture.convert("L"), dtype=float)
         assert grey.std() > 2.0, f"{slug}: {png.name} looks blank (pixel std {grey.std():.2f})"
+        panels = json.loads(picture.text.get("repro-axes", "null"))
+        assert panels is not None, f"{slug}: {png.name} was not written by repro.reporting.plotting.save"
+        for i, panel in enumerate(panels):
+            if panel["image"] or panel["empty"]:
+                continue
+            where = f"{slug}: {png.name} panel {i} ({panel['title'] or 'untitled'})"
+            assert panel["xlabel"] and panel["ylabel"], f"{where}: axis labels {panel['xlabel']!r}, {panel['ylabel']!r}"
+            assert panel["labelled_series"] < 2 or panel["legend"], f"{where}: several series and no legend"

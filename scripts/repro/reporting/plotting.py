@@ -1,7 +1,14 @@
-"""One plotting style for every paper's figures, and an atomic figure writer."""
+"""One plotting style for every paper's figures, and an atomic figure writer.
+
+``save`` also records, in the PNG's text metadata (key ``repro-axes``), what each panel shows: its axis
+labels, title, how many labelled series it draws and whether it has a legend, and whether it is an image
+panel (imshow with its axes hidden). tests/test_report_browser.py reads it back to check that every figure
+a reader sees labels its axes and tells its series apart (issue: figures a reader understands).
+"""
 
 from __future__ import annotations
 
+import json
 import os
 
 import matplotlib
@@ -36,8 +43,29 @@ def subplots(nrows: int = 1, ncols: int = 1, *, width: float = 3.2, height: floa
     return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, **kwargs)
 
 
+def axes_audit(fig) -> list[dict]:
+    """Per visible panel: labels, title, number of labelled series, legend, image panel (see module doc)."""
+    panels = []
+    for ax in fig.get_axes():
+        if not ax.get_visible() or ax.get_label() == "<colorbar>":
+            continue
+        handles, _ = ax.get_legend_handles_labels()
+        panels.append(
+            {
+                "xlabel": ax.get_xlabel(),
+                "ylabel": ax.get_ylabel(),
+                "title": ax.get_title(),
+                "labelled_series": len(handles),
+                "legend": ax.get_legend() is not None or (fig.legends != [] and len(handles) > 0),
+                "image": bool(ax.images) and not ax.axison,
+                "empty": not (ax.lines or ax.collections or ax.patches or ax.images or ax.texts),
+            }
+        )
+    return panels
+
+
 def save(fig, path: str | os.PathLike) -> None:
-    """Save ``fig`` as PNG atomically and close it."""
+    """Save ``fig`` as PNG atomically (with its panels' audit in the metadata) and close it."""
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png")
+        fig.savefig(tmp, format="png", metadata={"repro-axes": json.dumps(axes_audit(fig))})
     plt.close(fig)
