@@ -80,13 +80,26 @@ def test_changing_the_seed_reruns_only_what_uses_it(built):
 # Static checks over every declared paper (no run needed) --------------------------------------------
 
 
+def expand_code_stamps(inputs, root: Path) -> set[str]:
+    """A rule's inputs with each code stamp (.snakemake/repro-code/<entry>.txt) replaced by the files it
+    stands for (repro.workflow.code_closure.code_stamp lists one path per line)."""
+    out = set()
+    for f in map(str, inputs):
+        if "repro-code/" in f:
+            out |= {line.split(" ", 1)[0] for line in (root / f).read_text().splitlines()}
+        else:
+            out.add(f)
+    return out
+
+
 @pytest.fixture(scope="module")
 def declared(tmp_path_factory):
     root = copy_tree(tmp_path_factory.mktemp("declared") / "repo")
     with loaded_workflow(root, []) as (workflow, _):
         stages = workflow.globals["PAPER_STAGES"]
         rules = {
-            r.name: {"inputs": {str(f) for f in r.input}, "params": dict(r.params.items())} for r in workflow.rules
+            r.name: {"inputs": expand_code_stamps(r.input, root), "params": dict(r.params.items())}
+            for r in workflow.rules
         }
     return stages, rules
 

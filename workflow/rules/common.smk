@@ -15,7 +15,7 @@ import yaml
 import re
 from pathlib import Path
 
-from repro.workflow.code_closure import import_closure
+from repro.workflow.code_closure import code_stamp
 from repro.workflow.user_data import user_inputs as _user_inputs
 from repro.workflow.stages import (
     DEFAULT_RESOURCES,
@@ -39,8 +39,9 @@ def repo_file(rel):
 
 
 def code_closure(entry):
-    """The repro files ``entry`` executes (its import closure), as rule inputs."""
-    return [os.path.relpath(p) for p in import_closure(entry)]
+    """The code input of a rule running ``entry``: one stamp file standing for its import closure
+    (repro.workflow.code_closure.code_stamp), so an edit of any file the stage executes reruns it."""
+    return [code_stamp(entry, REPO / "scripts")]
 
 
 def paper_config(slug):
