@@ -163,7 +163,9 @@ def stage_rule(slug, st):
         "input": inputs,
         "output": outputs,
         "log": f"logs/{slug}/{st.name}{suffix}.log",
-        "benchmark": f"{BENCHMARKS}/{slug}/{st.name}{suffix}.tsv",
+        # Snakemake refuses a benchmark file on a rule eligible for the between-workflow cache (a cached
+        # result has no run to time): cached stages report their cost through their log's "done in" line.
+        "benchmark": None if st.cache else f"{BENCHMARKS}/{slug}/{st.name}{suffix}.tsv",
         "conda": env_file(st.env),
         "threads": threads,
         "resources": resources,
