@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import pickle
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -84,13 +85,27 @@ def seed_epoch(seed: int, epoch: int) -> None:
 
 
 def _rng_state() -> dict:
-    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+    """The generators' states as tensors and plain values only, so a checkpoint loads with weights_only."""
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    numpy_state = (kind, torch.from_numpy(keys.astype(np.int64)), int(pos), int(has_gauss), float(cached))
+    return {"torch": torch.get_rng_state(), "numpy": numpy_state, "python": random.getstate()}
 
 
 def _set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
+    kind, keys, pos, has_gauss, cached = state["numpy"]
+    np.random.set_state((kind, np.asarray(keys, dtype=np.int64).astype(np.uint32), pos, has_gauss, cached))
     random.setstate(state["python"])
+
+
+def load_checkpoint(path: Path) -> dict | None:
+    """A checkpoint's tensors and plain data (``weights_only``: nothing in it runs code); None, with a log line,
+    when the file holds anything else (an old format, or a pickle that would run code)."""
+    try:
+        return torch.load(path, weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
+        log.warning("ignoring checkpoint %s: not loadable as tensors and plain data (%s)", path, str(err)[:200])
+        return None
 
 
 def fingerprint_of(settings: object, files: Iterable[str | os.PathLike] = ()) -> str:
@@ -158,7 +173,7 @@ def train(
     best_state = copy.deepcopy(model.state_dict())
     start, since_best = 0, 0
     ckpt = Path(checkpoint) if checkpoint else None
-    state = torch.load(ckpt, weights_only=False) if ckpt is not None and ckpt.exists() else None
+    state = load_checkpoint(ckpt) if ckpt is not None and ckpt.exists() else None
     if state is not None and state.get("fingerprint") != fingerprint:
         log.info("ignoring checkpoint %s: it was written for other settings or code", ckpt)
         state = None
