@@ -80,6 +80,18 @@ def test_writer_holds_at_most_a_chunk_plus_one_image(tmp_path):
     assert peak < 16 and writer.written == 40
 
 
+def test_data_stage_memory_is_flat_in_the_number_of_crops(tmp_path, folders):
+    import tracemalloc
+
+    peaks = []
+    for crops in (64, 640):
+        tracemalloc.start()
+        run_data(tmp_path / str(crops), folders, crops=crops, test_short_side=64)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < 1.5 * peaks[0]  # ten times the crops, about the same peak (one image and one chunk)
+
+
 def test_unreadable_images_are_counted_named_and_bounded(tmp_path, folders):
     bad = tmp_path / "kodak"
     bad.mkdir()

@@ -81,6 +81,16 @@ def test_objaverse_folder_gives_views_sections_and_modes(shapes):
     assert views[0].shape == (1, 4, 4)
 
 
+def test_shape_cache_stays_within_its_bytes(shapes):
+    store = Shapes(shapes, cache_bytes=1)
+    one = sum(a.nbytes for a in store[store.names[0]].values())
+    store = Shapes(shapes, cache_bytes=3 * one)
+    for name in store.names:
+        store[name]
+        assert store.cached_bytes() <= 3 * one or len(store._cache) == 1
+    assert len(store._cache) < len(store.names)
+
+
 def test_interrupted_training_resumes_bit_for_bit(shapes, tmp_path, monkeypatch):
     reference = run(shapes, tmp_path / "reference")
     with interrupted_at(monkeypatch, 1) as hits, pytest.raises(Interrupted):

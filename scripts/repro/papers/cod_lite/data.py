@@ -175,8 +175,9 @@ def main(job) -> None:
             if img is None:
                 carry += int(count)  # the next readable image takes the refused one's crops
                 continue
-            writer.add(random_crops(resize_short(img, cfg["train_short_side"]), int(count) + carry, cfg["crop"], rng))
-            carry = 0
+            img, count, carry = resize_short(img, cfg["train_short_side"]), int(count) + carry, 0
+            for start in range(0, count, cfg["chunk_crops"]):  # a chunk at a time: flat in crops per image
+                writer.add(random_crops(img, min(cfg["chunk_crops"], count - start), cfg["crop"], rng))
         if carry:
             raise InputError(cfg.get("train_dir") or "training images", "the last training images are unreadable")
         writer.close()

@@ -17,10 +17,10 @@ MODES = ("focusing", "frustum", "sectional", "random")
 
 
 class Shapes:
-    """The shapes folder of the data stage, one npz per shape read on first use (a bounded cache: memory stays
-    flat in the number of shapes)."""
+    """The shapes folder of the data stage, one npz per shape read on first use and kept in a cache of at most
+    ``cache_bytes`` (oldest first out), so memory stays flat in the number of shapes."""
 
-    def __init__(self, folder: str | Path, cache: int = 64):
+    def __init__(self, folder: str | Path, cache_bytes: int = 2**30):
         self.folder = Path(folder)
         index = read_json(self.folder / "index.json")
         for key in ("names", "split", "cams", "K"):
@@ -29,7 +29,10 @@ class Shapes:
         self.names, self.split = list(index["names"]), list(index["split"])
         self.cams, self.K = np.asarray(index["cams"]), np.asarray(index["K"])
         self._cache: dict[str, dict[str, np.ndarray]] = {}
-        self._limit = cache
+        self._limit = cache_bytes
+
+    def cached_bytes(self) -> int:
+        return sum(a.nbytes for arrays in self._cache.values() for a in arrays.values())
 
     def of(self, split: str) -> list[str]:
         return [n for n, s in zip(self.names, self.split) if s == split]
@@ -42,7 +45,8 @@ class Shapes:
                     arrays = {k: content[k] for k in content.files}
             except (OSError, ValueError) as err:
                 raise InputError(path, f"cannot read the shape ({err})") from err
-            if len(self._cache) >= self._limit:
+            size = sum(a.nbytes for a in arrays.values())
+            while self._cache and self.cached_bytes() + size > self._limit:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[name] = arrays
         return self._cache[name]
