@@ -1,72 +1,144 @@
-"""CoD-Lite's image readers: Kodak/CLIC-style folders on tiny files, crops, and clear errors."""
+"""CoD-Lite's image readers on the Kodak and CLIC fixtures: whole test images in both orientations, crops
+streamed to the chunked store and read back by chunks, refused files counted and named, clear errors; and
+(e2e) replacing one Kodak image of a finished run reruns exactly what it feeds."""
 
 import json
+from pathlib import Path
 from types import SimpleNamespace as NS
 
 import numpy as np
 import pytest
-from PIL import Image
+import yaml
+import zarr
+from workflow_tools import commit_copy, copy_workflow, scheduled_rules, snakemake
 
+from repro.fixtures import clic, kodak
 from repro.papers.cod_lite import data
-from repro.workflow.io import InputError
+from repro.workflow.io import InputError, sha256
+
+IMAGES = {
+    "source": "folder",
+    "max_bad_fraction": 0.1,
+    "train_short_side": 64,
+    "crop": 32,
+    "crops": 50,
+    "chunk_crops": 16,
+    "test_short_side": None,
+}
 
 
-def write_folder(root, sizes, suffix=".png"):
-    root.mkdir()
-    rng = np.random.default_rng(0)
-    for i, (h, w) in enumerate(sizes):
-        Image.fromarray(rng.integers(0, 256, (h, w, 3), dtype=np.uint8)).save(root / f"kodim{i + 1:02d}{suffix}")
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cod")
+    kodak.write(root / "kodak")
+    clic.write(root / "clic")
     return root
 
 
-def job_for(tmp_path, settings):
-    return NS(
-        input=NS(),
-        output=NS(images=str(tmp_path / "images.npz"), manifest=str(tmp_path / "manifest.json")),
-        params=NS(settings=settings),
+def run_data(tmp_path, folders, **overrides):
+    out = NS(
+        crops=str(tmp_path / "crops.zarr"), test=str(tmp_path / "test.npz"), manifest=str(tmp_path / "manifest.json")
     )
+    images = IMAGES | {"train_dir": str(folders / "clic/train"), "test_dir": str(folders / "kodak")} | overrides
+    data.main(NS(input=NS(), output=out, params=NS(settings={"data_seed": 0, "images": images})))
+    return out, json.loads(Path(out.manifest).read_text())
 
 
-def test_folder_source_writes_crops_test_squares_and_manifest(tmp_path):
-    train_dir = write_folder(tmp_path / "train", [(40, 60), (50, 50)], ".jpg")
-    test_dir = write_folder(tmp_path / "kodak", [(24, 36), (36, 24)])
-    settings = {
-        "data_seed": 0,
-        "images": {
-            "source": "folder",
-            "train_dir": str(train_dir),
-            "test_dir": str(test_dir),
-            "train_short_side": 32,
-            "crop": 16,
-            "crops": 5,
-            "test_size": 16,
-        },
-    }
-    job = job_for(tmp_path, settings)
-    data.main(job)
-    with np.load(job.output.images) as out:
-        assert out["train"].shape == (5, 16, 16, 3) and out["train"].dtype == np.uint8
-        assert out["test"].shape == (2, 16, 16, 3)
-        assert list(out["test_ids"]) == ["kodim01", "kodim02"]
-    manifest = json.loads(open(job.output.manifest).read())
-    assert [(r["split"], r["height"], r["width"]) for r in manifest["images"]] == [
-        ("train", 40, 60),
-        ("train", 50, 50),
-        ("test", 24, 36),
-        ("test", 36, 24),
-    ]
+def test_kodak_images_stay_whole_in_both_orientations(tmp_path, folders):
+    out, manifest = run_data(tmp_path, folders)
+    tests = data.load_test(out.test)
+    assert list(tests) == [f"kodim{i:02d}" for i in range(1, 25)]
+    assert tests["kodim01"].shape == (512, 768, 3) and tests["kodim04"].shape == (768, 512, 3)
+    row = next(r for r in manifest["images"] if r["image_id"] == "kodim01")
+    assert row["sha256"] == sha256(folders / "kodak/kodim01.png") and (row["height"], row["width"]) == (512, 768)
+    assert manifest["refused"]["count"] == 0
 
 
-def test_empty_folder_and_unreadable_image_are_named(tmp_path):
+def test_crops_are_streamed_to_a_chunked_store_and_spread_over_images(tmp_path, folders):
+    out, _ = run_data(tmp_path, folders)
+    store = zarr.open_group(out.crops, mode="r")
+    crops = store["crops"]
+    assert crops.shape == (50, 32, 32, 3) and crops.chunks == (16, 32, 32, 3) and crops.dtype == np.uint8
+    assert store.attrs["count"] == 50
+    values = np.asarray(crops)
+    assert len({v.tobytes() for v in values}) == 50  # random positions, no repeats
+    from repro.papers.cod_lite.train import CropStore
+
+    seen = [b[0] for b in CropStore(out.crops).batches(8, 0, 2, "cpu")(0)]
+    assert sum(len(b) for b in seen) == 50 and len({tuple(b.shape) for b in seen[:-1]}) == 1
+    again = [b[0] for b in CropStore(out.crops).batches(8, 0, 2, "cpu")(0)]
+    assert all(np.array_equal(a.numpy(), b.numpy()) for a, b in zip(seen, again))
+
+
+def test_writer_holds_at_most_a_chunk_plus_one_image(tmp_path):
+    writer = data.CropWriter(tmp_path / "w.zarr", 40, 8, 16)
+    peak = 0
+    for _ in range(4):
+        writer.add(np.zeros((10, 8, 8, 3), np.uint8))
+        peak = max(peak, sum(len(b) for b in writer.buffer))
+    writer.close()
+    assert peak < 16 and writer.written == 40
+
+
+def test_data_stage_memory_is_flat_in_the_number_of_crops(tmp_path, folders):
+    import tracemalloc
+
+    peaks = []
+    for crops in (64, 640):
+        tracemalloc.start()
+        run_data(tmp_path / str(crops), folders, crops=crops, test_short_side=64)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < 1.5 * peaks[0]  # ten times the crops, about the same peak (one image and one chunk)
+
+
+def test_unreadable_images_are_counted_named_and_bounded(tmp_path, folders):
+    bad = tmp_path / "kodak"
+    bad.mkdir()
+    for p in sorted((folders / "kodak").glob("*.png"))[:4]:
+        (bad / p.name).write_bytes(p.read_bytes())
+    (bad / "kodim05.png").write_bytes(b"not a png")
+    out, manifest = run_data(tmp_path, folders, test_dir=str(bad), max_bad_fraction=0.2)
+    assert manifest["refused"]["count"] == 1 and manifest["refused"]["first"][0]["file"].endswith("kodim05.png")
+    assert "kodim05" not in data.load_test(out.test)
+    with pytest.raises(InputError, match="1 of 13 images refused"):
+        run_data(tmp_path, folders, test_dir=str(bad), max_bad_fraction=0.0)
+
+
+def test_missing_and_empty_folders_and_small_images_are_named(tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        data.folder_images(tmp_path / "nowhere")
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no image files"):
         data.folder_images(tmp_path / "empty")
-    bad = tmp_path / "bad.png"
-    bad.write_bytes(b"not an image")
-    with pytest.raises(InputError, match="bad.png"):
-        data.load_rgb(bad)
-
-
-def test_crops_larger_than_the_image_are_refused():
     with pytest.raises(ValueError, match="smaller than"):
-        data.random_crops([np.zeros((8, 8, 3), np.uint8)], 1, 16, np.random.default_rng(0))
+        data.random_crops(np.zeros((8, 8, 3), np.uint8), 1, 16, np.random.default_rng(0))
+
+
+@pytest.mark.e2e
+def test_replacing_one_kodak_image_reruns_exactly_its_downstream_jobs(tmp_path):
+    work = copy_workflow(tmp_path / "wf")
+    kodak.write(work / "data/cod-lite/kodak")
+    clic.write(work / "data/cod-lite/clic")
+    rehearsal = yaml.safe_load((work / "config/rehearsal.yaml").read_text())["papers"]["cod-lite"]
+    rehearsal["images"] |= {"train_dir": "data/cod-lite/clic/train", "test_dir": "data/cod-lite/kodak"}
+    overlay = work / "config/test-cod-lite.yaml"
+    overlay.write_text(yaml.safe_dump({"papers": {"cod-lite": rehearsal}}))
+    commit_copy(work)
+    args = ("cod_lite", "--cores", "2", "--configfile", "config/full.yaml", str(overlay))
+    snakemake(work, *args, timeout=1800)
+    assert scheduled_rules(work, *args) == {}
+    victim = work / "data/cod-lite/kodak/kodim07.png"
+    img = np.asarray(data.load_rgb(victim)).copy()
+    img[:8] = 0
+    from PIL import Image
+
+    Image.fromarray(img).save(victim)
+    assert scheduled_rules(work, *args) == {
+        "cod_lite_data": 1,
+        "cod_lite_train": 2,
+        "cod_lite_evaluate": 1,
+        "cod_lite_figures": 1,
+        "provenance": 1,
+        "cod_lite": 1,
+    }

@@ -149,6 +149,9 @@ def stage_rule(slug, st):
     suffix = "".join(f"_{{{w}}}" for w in _wildcards(outputs.values()))
     threads, resources = stage_resources(section, st.resources or st.name)
     check_gpu_env(f"{rule_name(slug)}_{st.name}", st.env, resources)
+    # Declared cache only when the run uses the between-workflow cache (--cache): otherwise Snakemake warns
+    # at every run for every eligible rule, and the rule keeps its benchmark file.
+    cache = st.cache if workflow.workflow_settings.cache is not None else False
     params = {
         "entry": entry,
         "settings": _select(section, st.settings),
@@ -164,14 +167,17 @@ def stage_rule(slug, st):
         "input": inputs,
         "output": outputs,
         "log": f"logs/{slug}/{st.name}{suffix}.log",
-        "benchmark": f"{BENCHMARKS}/{slug}/{st.name}{suffix}.tsv",
+        # Snakemake refuses a benchmark file on a rule eligible for the between-workflow cache (a cached
+        # result has no run to time): under --cache, cached stages report their cost through their log's
+        # "done in" line only; without --cache they are ordinary rules with a benchmark file.
+        "benchmark": None if cache else f"{BENCHMARKS}/{slug}/{st.name}{suffix}.tsv",
         "conda": env_file(st.env),
         "threads": threads,
         "resources": resources,
         "params": params | st.params,
         "localrule": st.localrule,
         "wildcard_constraints": st.constraints,
-        "cache": st.cache,
+        "cache": cache,
     }
 
 

@@ -1,4 +1,12 @@
-"""Focusing: view-consistent sparse-voxel training of 3D VAEs with depth carving (ICML 2026; reconstructed)."""
+"""Focusing: view-consistent sparse-voxel training of 3D VAEs with per-view depth carving (ICML 2026; reconstructed)."""
+
+FOCUSING = paper_config("focusing")
+# One training job per seed (all modes of a seed in one job: they share the benchmark), so two cores run the
+# seeds side by side.
+FOCUSING_TRAIN = {
+    key: expand(f"results/focusing/train/s{{s}}.{ext}", s=FOCUSING["seeds"])
+    for key, ext in (("runs", "npz"), ("training", "json"))
+}
 
 declare_paper(
     "focusing",
@@ -6,29 +14,30 @@ declare_paper(
         "data",
         input={"pybullet": package_files("pybullet")},
         output={
-            "shapes": "results/focusing/data/shapes.npz",
+            "shapes": directory("results/focusing/data/shapes"),
             "manifest": "results/focusing/data/manifest.json",
         },
         settings=["data_seed", "shapes", "fine_per_cell"],
     ),
     stage(
         "train",
-        input={"shapes": "results/focusing/data/shapes.npz"},
+        input={"shapes": "results/focusing/data/shapes"},
         output={
-            "runs": "results/focusing/runs.npz",
-            "training": "results/focusing/training.json",
+            "runs": "results/focusing/train/s{s}.npz",
+            "training": "results/focusing/train/s{s}.json",
         },
+        constraints={"s": r"\d+"},
         env="torch",
         seed=True,
-        settings=["fine_per_cell", "model", "train", "seeds"],
+        settings=["fine_per_cell", "model", "train", "timing_repeats"],
+        cache="omit-software",
     ),
     stage(
         "evaluate",
         input={
-            "shapes": "results/focusing/data/shapes.npz",
+            "shapes": "results/focusing/data/shapes",
             "manifest": "results/focusing/data/manifest.json",
-            "runs": "results/focusing/runs.npz",
-            "training": "results/focusing/training.json",
+            **FOCUSING_TRAIN,
         },
         output={
             "metrics": "results/focusing/metrics.json",
@@ -41,8 +50,8 @@ declare_paper(
     figures(
         ["summary", "active_cells", "reconstructions"],
         input={
-            "shapes": "results/focusing/data/shapes.npz",
-            "runs": "results/focusing/runs.npz",
+            "shapes": "results/focusing/data/shapes",
+            "runs": f"results/focusing/train/s{FOCUSING['seeds'][0]}.npz",
             "metrics": "results/focusing/metrics.json",
         },
     ),

@@ -125,6 +125,16 @@ def load_tensors(path: str | os.PathLike) -> Any:
         raise InputError(path, f"refused: not a tensors-only file, loading it would run code ({err})") from None
 
 
+def load_checkpoint(path: Path) -> dict | None:
+    """A checkpoint's tensors and plain data (``weights_only``: nothing in it runs code); None, with a log line,
+    when the file holds anything else (an old format, or a pickle that would run code)."""
+    try:
+        return torch.load(path, weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
+        log.warning("ignoring checkpoint %s: not loadable as tensors and plain data (%s)", path, str(err)[:200])
+        return None
+
+
 def fingerprint_of(settings: object, files: Iterable[str | os.PathLike] = ()) -> str:
     """Digest of JSON-able settings and the bytes of code files, to tie a checkpoint to them."""
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
@@ -190,7 +200,7 @@ def train(
     best_state = copy.deepcopy(model.state_dict())
     start, since_best = 0, 0
     ckpt = Path(checkpoint) if checkpoint else None
-    state = load_tensors(ckpt) if ckpt is not None and ckpt.exists() else None
+    state = load_checkpoint(ckpt) if ckpt is not None and ckpt.exists() else None
     if state is not None and state.get("fingerprint") != fingerprint:
         log.info("ignoring checkpoint %s: it was written for other settings or code", ckpt)
         state = None

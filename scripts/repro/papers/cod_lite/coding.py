@@ -1,48 +1,41 @@
-"""Range coding of the quantised latent with constriction (exact bitstreams, not ideal code lengths).
+"""The bitstream of the condition codec: VQ indices written at fixed length, as the paper's codec writes them.
 
-Each symbol is coded with its channel's categorical distribution from the learned entropy model; the
-bitstream is constriction's list of 32-bit words, so the rate counts every bit written. The image size
-(two 16-bit integers) is the declared header, counted separately.
+No entropy model: each token's codebook index takes exactly ``bits`` bits (most significant first, tokens in
+row-major order), so an image of h x w tokens costs bits * h * w bits and, when its sides are multiples of
+the downsampling factor ds, bits / ds^2 per pixel. The image size (two 16-bit integers) is the declared
+header, counted separately; the stream is padded with zero bits to whole bytes.
 """
 
 from __future__ import annotations
 
-import constriction
 import numpy as np
 
 HEADER_BITS = 32
 
 
-def _flat(q: np.ndarray, levels: int) -> tuple[np.ndarray, np.ndarray]:
-    """Symbols (0 .. 2 levels) and their channel index, in (channel, y, x) order of one latent (C, h, w)."""
-    channels = np.broadcast_to(np.arange(q.shape[0])[:, None, None], q.shape).reshape(-1)
-    return (q.reshape(-1) + levels).astype(np.int32), channels
+def payload_bits(bits: int, tokens: int) -> int:
+    """Bits of the index payload of ``tokens`` tokens (before padding to whole bytes)."""
+    return bits * tokens
 
 
-def encode(q: np.ndarray, pmf: np.ndarray) -> np.ndarray:
-    """Bitstream (uint32 words) of one integer latent (C, h, w) under the per-channel pmf (C, K)."""
-    levels = (pmf.shape[1] - 1) // 2
-    symbols, channels = _flat(q, levels)
-    if symbols.min() < 0 or symbols.max() >= pmf.shape[1]:
-        raise ValueError("latent value outside the entropy model's alphabet")
-    coder = constriction.stream.queue.RangeEncoder()
-    family = constriction.stream.model.Categorical(perfect=False)
-    coder.encode(symbols, family, np.ascontiguousarray(pmf[channels], dtype=np.float64))
-    return coder.get_compressed()
+def encode(indices: np.ndarray, bits: int, height: int, width: int) -> bytes:
+    """Header (height, width as big-endian uint16) and the indices (h, w) at ``bits`` bits each."""
+    idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= 2**bits):
+        raise ValueError(f"index outside the {bits}-bit codebook")
+    if not (0 < height < 2**16 and 0 < width < 2**16):
+        raise ValueError("image sides must fit the 16-bit header")
+    planes = (idx[:, None] >> np.arange(bits - 1, -1, -1)) & 1
+    header = np.array([height, width], dtype=">u2").tobytes()
+    return header + np.packbits(planes.astype(np.uint8).reshape(-1)).tobytes()
 
 
-def decode(words: np.ndarray, pmf: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:
-    """Integer latent (C, h, w) read back from its bitstream."""
-    levels = (pmf.shape[1] - 1) // 2
-    channels = np.broadcast_to(np.arange(shape[0])[:, None, None], shape).reshape(-1)
-    coder = constriction.stream.queue.RangeDecoder(words)
-    family = constriction.stream.model.Categorical(perfect=False)
-    symbols = coder.decode(family, np.ascontiguousarray(pmf[channels], dtype=np.float64))
-    return (np.asarray(symbols, dtype=np.int64) - levels).reshape(shape)
-
-
-def ideal_bits(q: np.ndarray, pmf: np.ndarray) -> float:
-    """Information content -sum log2 p(symbol) of one latent: the bound the range coder approaches."""
-    levels = (pmf.shape[1] - 1) // 2
-    symbols, channels = _flat(q, levels)
-    return float(-np.sum(np.log2(pmf[channels, symbols])))
+def decode(stream: bytes, bits: int, ds: int) -> tuple[np.ndarray, int, int]:
+    """Indices (ceil(H/ds), ceil(W/ds)) and the image size (H, W) read back from a stream."""
+    height, width = (int(v) for v in np.frombuffer(stream[:4], dtype=">u2"))
+    h, w = -(-height // ds), -(-width // ds)
+    flat = np.unpackbits(np.frombuffer(stream[4:], dtype=np.uint8))[: bits * h * w]
+    if flat.size != bits * h * w:
+        raise ValueError(f"stream too short: {flat.size} payload bits for {h} x {w} tokens of {bits} bits")
+    weights = 1 << np.arange(bits - 1, -1, -1)
+    return (flat.reshape(-1, bits).astype(np.int64) @ weights).reshape(h, w), height, width

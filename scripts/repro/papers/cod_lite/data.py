@@ -1,25 +1,35 @@
-"""Stage: photos -> training crops and held-out test images (uint8 RGB) plus an image manifest.
+"""Stage: photos -> training crops in a chunked store, full held-out test images, and an image manifest.
 
 Embedded default: scikit-image's sample photos and the ImageNet validation examples shipped by shapiq,
-read from the package-data folders (never installed). Full scale: folders of images in the Kodak / CLIC
-layout (any *.png / *.jpg files, one image each). Both end in the same files:
+read from the package-data folders (never installed). Full scale: a training folder in the CLIC layout (any
+``*.png`` / ``*.jpg`` below it, e.g. the CLIC professional and mobile training sets or OpenImages resized to
+256) and a Kodak folder (``kodim01.png`` .. ``kodim24.png``). Both end in the same files:
 
-- images.npz: ``train`` (N, crop, crop, 3) random crops of the training images, ``test`` (M, s, s, 3) centre
-  squares of the test images resized to ``test_size`` (or kept at full size when it is null and all agree),
-  ``test_ids`` their names;
-- manifest.json: one row per source image (image_id, member, split, height, width, sha256) and the settings.
+- crops.zarr: group with array ``crops`` (N, crop, crop, 3) uint8, chunked by ``chunk_crops`` crops. The
+  training images are read one at a time (sorted by path), resized to a short side of ``train_short_side``,
+  and ``crops`` / (number of images) random crops taken from each (the first images get one more when it
+  does not divide); crops are written a chunk at a time, so memory stays flat in the number of crops and
+  images (training reads the store by chunks: repro.papers.cod_lite.train);
+- test.npz: ``ids`` and ``img/<id>`` (H, W, 3) uint8 for each test image, whole (not centre squares),
+  resized so the short side is ``test_short_side`` (null keeps them as they are: Kodak at 768 x 512 and
+  512 x 768);
+- manifest.json: one row per source image (image_id, member, split, height, width, bytes, sha256), the
+  refused files (unreadable images: counted and named; more than ``max_bad_fraction`` stops the stage) and
+  the settings.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from repro.workflow.fields_io import save_arrays
-from repro.workflow.io import InputError, sha256, write_json
+from repro.workflow.fields_io import load_arrays, save_arrays
+from repro.workflow.io import InputError, atomic_path, sha256, write_json
 
+log = logging.getLogger(__name__)
 SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
@@ -28,16 +38,16 @@ def load_rgb(path: str | Path) -> np.ndarray:
     try:
         with Image.open(path) as img:
             return np.asarray(img.convert("RGB"), dtype=np.uint8)
-    except (OSError, UnidentifiedImageError) as err:
+    except (OSError, UnidentifiedImageError, ValueError) as err:
         raise InputError(path, f"not a readable image ({err})") from err
 
 
 def folder_images(folder: str | Path) -> list[Path]:
-    """Every image file of a Kodak/CLIC-style folder, sorted by name; an empty folder is an error."""
+    """Every image file below a Kodak/CLIC-style folder, sorted by relative path; none is an error."""
     root = Path(folder)
     if not root.is_dir():
         raise InputError(root, "image folder does not exist")
-    files = sorted(p for p in root.iterdir() if p.suffix.lower() in SUFFIXES)
+    files = sorted((p for p in root.rglob("*") if p.suffix.lower() in SUFFIXES), key=lambda p: str(p.relative_to(root)))
     if not files:
         raise InputError(root, f"no image files ({', '.join(SUFFIXES)})")
     return files
@@ -53,23 +63,13 @@ def resize_short(img: np.ndarray, short: int | None) -> np.ndarray:
     return np.asarray(Image.fromarray(img).resize(size, Image.Resampling.BOX))
 
 
-def centre_square(img: np.ndarray, size: int | None) -> np.ndarray:
-    """The centre square of the image resized to size x size (None: the largest centre square, as is)."""
+def random_crops(img: np.ndarray, count: int, crop: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` crops of crop x crop pixels of one image, positions uniformly."""
     h, w = img.shape[:2]
-    side = min(h, w)
-    top, left = (h - side) // 2, (w - side) // 2
-    square = img[top : top + side, left : left + side]
-    return square if size is None else resize_short(square, size)
-
-
-def random_crops(images: list[np.ndarray], count: int, crop: int, rng: np.random.Generator) -> np.ndarray:
-    """``count`` crops of crop x crop pixels, images drawn uniformly, positions uniformly."""
+    if min(h, w) < crop:
+        raise ValueError(f"image of {h}x{w} pixels is smaller than the {crop}-pixel crop")
     out = np.empty((count, crop, crop, 3), np.uint8)
     for i in range(count):
-        img = images[rng.integers(len(images))]
-        h, w = img.shape[:2]
-        if min(h, w) < crop:
-            raise ValueError(f"image of {h}x{w} pixels is smaller than the {crop}-pixel crop")
         top, left = rng.integers(h - crop + 1), rng.integers(w - crop + 1)
         out[i] = img[top : top + crop, left : left + crop]
     return out
@@ -90,33 +90,112 @@ def sources(job, cfg: dict) -> dict[str, list[Path]]:
     }
 
 
+def load_test(path: str) -> dict[str, np.ndarray]:
+    data = load_arrays(path)
+    if "ids" not in data:
+        raise InputError(path, "missing 'ids'")
+    images = {}
+    for name in (str(i) for i in data["ids"]):
+        img = data.get(f"img/{name}")
+        if img is None or img.ndim != 3 or img.shape[-1] != 3 or img.dtype != np.uint8:
+            raise InputError(path, f"test image {name!r} must be uint8 (H, W, 3)")
+        images[name] = img
+    return images
+
+
+class CropWriter:
+    """Appends crops to the store's ``crops`` array a whole chunk at a time."""
+
+    def __init__(self, path: Path, count: int, crop: int, chunk: int):
+        import zarr
+
+        group = zarr.open_group(str(path), mode="w")
+        self.array = group.create_array(
+            "crops", shape=(count, crop, crop, 3), chunks=(chunk, crop, crop, 3), dtype="uint8"
+        )
+        group.attrs.update({"crop": crop, "count": count, "chunk": chunk})
+        self.chunk, self.buffer, self.written = chunk, [], 0
+
+    def add(self, crops: np.ndarray) -> None:
+        self.buffer.append(crops)
+        pending = sum(len(b) for b in self.buffer)
+        if pending >= self.chunk:
+            block = np.concatenate(self.buffer)
+            full = (len(block) // self.chunk) * self.chunk
+            self._write(block[:full])
+            self.buffer = [block[full:]]
+
+    def close(self) -> None:
+        if self.buffer and sum(len(b) for b in self.buffer):
+            self._write(np.concatenate(self.buffer))
+        self.buffer = []
+        if self.written != self.array.shape[0]:
+            raise RuntimeError(f"wrote {self.written} crops of {self.array.shape[0]}")
+
+    def _write(self, block: np.ndarray) -> None:
+        self.array[self.written : self.written + len(block)] = block
+        self.written += len(block)
+
+
 def main(job) -> None:
     cfg = job.params.settings["images"]
     rng = np.random.default_rng(int(job.params.settings["data_seed"]))
     files = sources(job, cfg)
-    rows, train_imgs, test_imgs = [], [], []
-    for split, paths in files.items():
-        for path in paths:
+    if cfg["train_short_side"] is not None and cfg["train_short_side"] < cfg["crop"]:
+        raise InputError("images.train_short_side", f"smaller than the {cfg['crop']}-pixel crop")
+    rows, refused = [], []
+
+    def read(path: Path, split: str) -> np.ndarray | None:
+        try:
             img = load_rgb(path)
-            rows.append(
-                {
-                    "image_id": path.stem,
-                    "member": path.name,
-                    "split": split,
-                    "height": int(img.shape[0]),
-                    "width": int(img.shape[1]),
-                    "sha256": sha256(path),
-                }
-            )
-            if split == "train":
-                train_imgs.append(resize_short(img, cfg["train_short_side"]))
-            else:
-                test_imgs.append(centre_square(img, cfg["test_size"]))
-    if len({t.shape for t in test_imgs}) != 1:
-        raise InputError(cfg.get("test_dir", "test images"), "test images differ in size; set images.test_size")
-    train = random_crops(train_imgs, cfg["crops"], cfg["crop"], rng)
-    test_ids = np.array([p.stem for p in files["test"]])
-    save_arrays(job.output.images, {"train": train, "test": np.stack(test_imgs), "test_ids": test_ids})
+        except InputError as err:
+            refused.append({"file": str(path), "split": split, "problem": err.problem})
+            return None
+        rows.append(
+            {
+                "image_id": path.stem,
+                "member": path.name,
+                "split": split,
+                "height": int(img.shape[0]),
+                "width": int(img.shape[1]),
+                "bytes": path.stat().st_size,
+                "sha256": sha256(path),
+            }
+        )
+        return img
+
+    train_files = files["train"]
+    counts = np.full(len(train_files), cfg["crops"] // len(train_files))
+    counts[: cfg["crops"] % len(train_files)] += 1
+    with atomic_path(job.output.crops) as tmp:
+        writer = CropWriter(tmp, cfg["crops"], cfg["crop"], cfg["chunk_crops"])
+        carry = 0
+        for path, count in zip(train_files, counts):
+            img = read(path, "train")
+            if img is None:
+                carry += int(count)  # the next readable image takes the refused one's crops
+                continue
+            img, count, carry = resize_short(img, cfg["train_short_side"]), int(count) + carry, 0
+            for start in range(0, count, cfg["chunk_crops"]):  # a chunk at a time: flat in crops per image
+                writer.add(random_crops(img, min(cfg["chunk_crops"], count - start), cfg["crop"], rng))
+        if carry:
+            raise InputError(cfg.get("train_dir") or "training images", "the last training images are unreadable")
+        writer.close()
+    tests: dict[str, np.ndarray] = {}
+    for path in files["test"]:
+        img = read(path, "test")
+        if img is not None:
+            tests[path.stem] = resize_short(img, cfg["test_short_side"])
+    total = len(files["train"]) + len(files["test"])
+    if refused:
+        log.warning("cod-lite: refused %d of %d images: %s", len(refused), total, [r["file"] for r in refused[:10]])
+    if len(refused) / total > cfg["max_bad_fraction"] or not tests:
+        raise InputError(
+            cfg.get("test_dir") or "images",
+            f"{len(refused)} of {total} images refused (max_bad_fraction {cfg['max_bad_fraction']}): "
+            + "; ".join(f"{r['file']}: {r['problem']}" for r in refused[:10]),
+        )
+    save_arrays(job.output.test, {"ids": np.array(list(tests))} | {f"img/{k}": v for k, v in tests.items()})
     write_json(
         job.output.manifest,
         {
@@ -124,6 +203,7 @@ def main(job) -> None:
             "generator": "repro.papers.cod_lite.data",
             "settings": job.params.settings,
             "images": rows,
-            "files": {"images.npz": {"sha256": sha256(job.output.images)}},
+            "refused": {"count": len(refused), "of": total, "first": refused[:10]},
+            "files": {"test.npz": {"sha256": sha256(job.output.test)}},
         },
     )

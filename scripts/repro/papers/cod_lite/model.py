@@ -1,9 +1,11 @@
-"""CoD-Lite's networks at small scale: analysis transform, factorised entropy model, MSE synthesis
-transform and the pixel-space conditional convolutional diffusion decoder (x-prediction).
+"""CoD-Lite's networks at small scale: the condition codec (analysis transform and vector quantiser), the
+MSE synthesis transform, the pixel-space conditional convolutional diffusion decoder (x-prediction) and the
+discriminator of the one-step student's adversarial term.
 
-Images are float tensors (N, 3, H, W) in [-1, 1]. The latent is scalar-quantised to integers in
-[-levels, levels]; the entropy model gives each channel a learned categorical distribution over those
-integers, which the range coder (repro.papers.cod_lite.coding) uses to write the bits.
+Images are float tensors (N, 3, H, W) in [-1, 1]. The analysis transform downsamples by ``ds``; each latent
+vector is replaced by its nearest entry of a codebook of 2^bits vectors (straight-through gradient), and
+the entry's index is what the bitstream holds, written at fixed length (repro.papers.cod_lite.coding), so the
+rate is bits / ds^2 per pixel, as in the paper's condition codec.
 """
 
 from __future__ import annotations
@@ -41,36 +43,30 @@ class Residual(nn.Module):
         return h + self.conv2(F.gelu(self.conv1(F.gelu(h))))
 
 
-class EntropyModel(nn.Module):
-    """A learned factorised prior: per channel, a categorical distribution over {-levels, ..., levels}."""
+class VectorQuantiser(nn.Module):
+    """A codebook of 2^bits vectors: nearest-entry indices, their vectors, and the VQ-VAE losses."""
 
-    def __init__(self, channels: int, levels: int):
+    def __init__(self, bits: int, dim: int):
         super().__init__()
-        self.levels = levels
-        self.logits = nn.Parameter(
-            -0.5 * torch.arange(-levels, levels + 1, dtype=torch.float32).abs().repeat(channels, 1)
-        )
+        self.bits = bits
+        self.codebook = nn.Parameter(torch.randn(2**bits, dim) * 0.1)
 
-    def pmf(self) -> torch.Tensor:
-        """(channels, 2 * levels + 1) probabilities."""
-        return torch.softmax(self.logits, dim=-1)
+    def indices(self, y: torch.Tensor) -> torch.Tensor:
+        """Index (N, h, w) of the nearest codebook vector of each latent vector of y (N, dim, h, w)."""
+        flat = y.permute(0, 2, 3, 1).reshape(-1, y.shape[1])
+        dist = (flat**2).sum(1, keepdim=True) - 2 * flat @ self.codebook.T + (self.codebook**2).sum(1)[None]
+        return dist.argmin(dim=1).view(y.shape[0], y.shape[2], y.shape[3])
 
-    def bits(self, y: torch.Tensor) -> torch.Tensor:
-        """Differentiable code length (bits) of a continuous latent (N, C, h, w): -log2 of the pmf linearly
-        interpolated between the two nearest integers (with additive uniform noise in training this is a
-        smooth stand-in for the rate of the rounded latent; at integers it is the exact ideal code length)."""
-        pos = (y.clamp(-self.levels, self.levels) + self.levels).permute(1, 0, 2, 3).reshape(y.shape[1], -1)
-        low = pos.floor().clamp(max=2 * self.levels - 1)
-        frac = pos - low
-        pmf = self.pmf()
-        p = (1 - frac) * pmf.gather(1, low.long()) + frac * pmf.gather(1, low.long() + 1)
-        return -torch.log2(p.clamp_min(1e-9)).sum()
+    def embed(self, idx: torch.Tensor) -> torch.Tensor:
+        """The codebook vectors (N, dim, h, w) of indices (N, h, w): what every decoder is conditioned on."""
+        return self.codebook[idx].permute(0, 3, 1, 2)
 
-
-def quantise(y: torch.Tensor, levels: int) -> torch.Tensor:
-    """Round to integers in [-levels, levels] with a straight-through gradient."""
-    y = y.clamp(-levels, levels)
-    return y + (torch.round(y) - y).detach()
+    def forward(self, y: torch.Tensor, beta: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(straight-through quantised y, indices, codebook + beta * commitment loss)."""
+        idx = self.indices(y)
+        q = self.embed(idx)
+        loss = torch.mean((q - y.detach()) ** 2) + beta * torch.mean((q.detach() - y) ** 2)
+        return y + (q - y).detach(), idx, loss
 
 
 class Synthesis(nn.Module):
@@ -112,6 +108,8 @@ class Denoiser(nn.Module):
 
     def __init__(self, width: int, latent: int, ds: int, blocks: int, patch: int):
         super().__init__()
+        if ds % patch:
+            raise ValueError(f"the codec's downsampling {ds} must be a multiple of the patch size {patch}")
         self.ds, self.patch = ds, patch
         self.stem = nn.Conv2d(3, width, patch, stride=patch)
         self.cond = nn.Conv2d(latent, width, 3, padding=1)
@@ -127,7 +125,7 @@ class Denoiser(nn.Module):
     def forward(self, x_t: torch.Tensor, t: torch.Tensor, q: torch.Tensor, cond_mask: float = 1.0) -> torch.Tensor:
         h = self.stem(x_t)
         c = self.cond(q) * cond_mask
-        if c.shape[-1] != h.shape[-1]:
+        if c.shape[-2:] != h.shape[-2:]:
             c = F.interpolate(c, size=h.shape[-2:], mode="nearest")
         temb = self.embed_time(t)
         for block in self.blocks:
@@ -155,3 +153,21 @@ def sample(net: Denoiser, q: torch.Tensor, noise: torch.Tensor, steps: int) -> t
         x0 = net(x, t.expand(len(x)), q)
         x = x0 + (s / t) * (x - x0)
     return x
+
+
+class Discriminator(nn.Module):
+    """The adversarial term's critic (a stand-in for the paper's projected GAN, whose pretrained feature network
+    is not available offline): strided convolutions on the image with the upsampled condition, one logit per
+    image."""
+
+    def __init__(self, width: int, latent: int):
+        super().__init__()
+        self.cond = nn.Conv2d(latent, width, 1)
+        self.stem = nn.Conv2d(3, width, 4, stride=2, padding=1)
+        self.body = nn.Sequential(nn.LeakyReLU(0.2), nn.Conv2d(width, width, 4, stride=2, padding=1), nn.LeakyReLU(0.2))
+        self.head = nn.Conv2d(width, 1, 3, padding=1)
+
+    def forward(self, x: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+        h = self.stem(x)
+        h = h + F.interpolate(self.cond(q), size=h.shape[-2:], mode="nearest")
+        return self.head(self.body(h)).mean(dim=(1, 2, 3))

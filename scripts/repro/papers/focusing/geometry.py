@@ -1,7 +1,14 @@
-"""Meshes, cameras and an exact CPU ray caster (numpy), used to make the depth / normal / mask views.
+"""Meshes, cameras, zoomed intrinsics and exact CPU depth renderers (numpy) for the training views.
 
-Why our own caster: the views must be exact (ray distance to the first triangle hit), not a z-buffer's
-quantised depth, so that carving with ground-truth depth can be checked to keep every surface voxel.
+Why our own renderers: the views must be exact (ray distance to the first triangle hit at each pixel centre),
+not a z-buffer's quantised depth, so that carving with ground-truth depth can be checked to keep every visible
+surface voxel. Two implementations of the same quantity: :func:`rasterize_depth` (per triangle, the pixel
+centres inside its projection, then the exact ray-plane distance: cost ~ covered pixels, what the data stage
+uses) and :func:`ray_cast` (Moller-Trumbore, rays x triangles: the slow reference the tests compare with).
+
+A zoomed view is the same camera with new intrinsics (:func:`zoom_intrinsics`): a square window of the base
+image, given in base pixels, is mapped onto the full image at the same resolution, so pixels concentrate on
+what the window holds.
 """
 
 from __future__ import annotations
@@ -20,16 +27,19 @@ def read_obj(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
         lines = Path(path).read_text(errors="replace").splitlines()
     except OSError as err:
         raise InputError(path, f"cannot read the mesh ({err})") from err
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
         parts = line.split()
         if not parts:
             continue
-        if parts[0] == "v" and len(parts) >= 4:
-            verts.append([float(x) for x in parts[1:4]])
-        elif parts[0] == "f" and len(parts) >= 4:
-            idx = [int(p.split("/")[0]) for p in parts[1:]]
-            idx = [i - 1 if i > 0 else len(verts) + i for i in idx]
-            faces += [[idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1)]
+        try:
+            if parts[0] == "v" and len(parts) >= 4:
+                verts.append([float(x) for x in parts[1:4]])
+            elif parts[0] == "f" and len(parts) >= 4:
+                idx = [int(p.split("/")[0]) for p in parts[1:]]
+                idx = [i - 1 if i > 0 else len(verts) + i for i in idx]
+                faces += [[idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1)]
+        except ValueError as err:
+            raise InputError(path, f"line {number}: not a number in {line.strip()[:60]!r}") from err
     if not verts or not faces:
         raise InputError(path, "no vertices or faces")
     v, f = np.asarray(verts, np.float64), np.asarray(faces, np.int64)
@@ -70,6 +80,85 @@ def sphere_cameras(views: int, radius: float) -> np.ndarray:
 def intrinsics(size: int, fov_deg: float) -> np.ndarray:
     f = 0.5 * size / np.tan(np.deg2rad(fov_deg) / 2)
     return np.array([[f, 0, size / 2], [0, f, size / 2], [0, 0, 1.0]])
+
+
+def zoom_intrinsics(K: np.ndarray, window: np.ndarray, size: int) -> np.ndarray:
+    """Intrinsics of the view that maps the square window (left, top, side) of base pixels onto ``size`` pixels."""
+    left, top, side = (float(x) for x in window)
+    scale = size / side
+    out = K.astype(np.float64).copy()
+    out[0, 0], out[1, 1] = K[0, 0] * scale, K[1, 1] * scale
+    out[0, 2], out[1, 2] = (K[0, 2] - left) * scale, (K[1, 2] - top) * scale
+    return out
+
+
+def project_vertices(verts: np.ndarray, cam2world: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Continuous pixel coordinates (V, 2) as (column, row) and camera depth z (V,) of world points."""
+    cam = (verts - cam2world[:3, 3]) @ cam2world[:3, :3]
+    z = cam[:, 2]
+    return np.stack([K[0, 0] * cam[:, 0] / z + K[0, 2], K[1, 1] * cam[:, 1] / z + K[1, 2]], axis=1), z
+
+
+def silhouette_window(verts: np.ndarray, cam2world: np.ndarray, K: np.ndarray, pad: float) -> np.ndarray:
+    """Adaptive zoom: the square window (left, top, side) of base pixels around the projected mesh, its side the
+    larger extent of the projection times (1 + 2 pad); every vertex, hence the whole silhouette, lies inside."""
+    uv, z = project_vertices(verts, cam2world, K)
+    if np.any(z <= 0):
+        raise ValueError("the mesh reaches behind the camera")
+    lo, hi = uv.min(axis=0), uv.max(axis=0)
+    side = float(np.max(hi - lo)) * (1 + 2 * pad)
+    centre = (lo + hi) / 2
+    return np.array([centre[0] - side / 2, centre[1] - side / 2, side])
+
+
+def sub_windows(window: np.ndarray, k: int) -> np.ndarray:
+    """The k x k tiling (k^2, 3) of a square window into square sections, row by row."""
+    left, top, side = window
+    step = side / k
+    return np.array([[left + j * step, top + i * step, step] for i in range(k) for j in range(k)])
+
+
+def rasterize_depth(verts: np.ndarray, faces: np.ndarray, cam2world: np.ndarray, K: np.ndarray, size: int):
+    """Ray distance (size, size) from the camera centre to the first triangle through each pixel centre (inf
+    where none): per triangle the pixel centres inside its projected bounding box are tested against its
+    projected edges (a straight line through the centre of projection maps to a straight line, so a centre lies
+    inside the projection exactly when its ray crosses the triangle), then the ray-plane distance is exact."""
+    uv, z = project_vertices(verts, cam2world, K)
+    if np.any(z <= 0):
+        raise ValueError("the mesh reaches behind the camera")
+    tri = uv[faces]  # (F, 3, 2)
+    lo = np.clip(np.ceil(tri.min(axis=1) - 0.5), 0, size).astype(np.int64)
+    hi = np.clip(np.floor(tri.max(axis=1) - 0.5), -1, size - 1).astype(np.int64)
+    ncol, nrow = np.maximum(hi[:, 0] - lo[:, 0] + 1, 0), np.maximum(hi[:, 1] - lo[:, 1] + 1, 0)
+    counts = ncol * nrow
+    depth = np.full(size * size, np.inf)
+    if counts.sum() == 0:
+        return depth.reshape(size, size)
+    f = np.repeat(np.arange(len(faces)), counts)
+    within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    col = lo[f, 0] + within % ncol[f]
+    row = lo[f, 1] + within // ncol[f]
+    p = np.stack([col + 0.5, row + 0.5], axis=1)
+    a, b, c = tri[f, 0], tri[f, 1], tri[f, 2]
+
+    def edge(s, e):
+        return (e[:, 0] - s[:, 0]) * (p[:, 1] - s[:, 1]) - (e[:, 1] - s[:, 1]) * (p[:, 0] - s[:, 0])
+
+    w0, w1, w2 = edge(b, c), edge(c, a), edge(a, b)
+    tol = 1e-9
+    inside = ((w0 >= -tol) & (w1 >= -tol) & (w2 >= -tol)) | ((w0 <= tol) & (w1 <= tol) & (w2 <= tol))
+    f, col, row = f[inside], col[inside], row[inside]
+    pix = np.stack([(col + 0.5 - K[0, 2]) / K[0, 0], (row + 0.5 - K[1, 2]) / K[1, 1], np.ones(len(col))], axis=1)
+    dirs = pix @ cam2world[:3, :3].T
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    va, vb, vc = verts[faces[f, 0]], verts[faces[f, 1]], verts[faces[f, 2]]
+    normal = np.cross(vb - va, vc - va)
+    denom = np.sum(normal * dirs, axis=1)
+    ok = np.abs(denom) > 1e-12
+    t = np.sum(normal * (va - cam2world[:3, 3]), axis=1)[ok] / denom[ok]
+    keep = t > 1e-9
+    np.minimum.at(depth, (row[ok][keep] * size + col[ok][keep]), t[keep])
+    return depth.reshape(size, size)
 
 
 def camera_rays(cam2world: np.ndarray, K: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
