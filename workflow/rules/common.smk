@@ -163,7 +163,8 @@ def stage_rule(slug, st):
         "input": inputs,
         "output": outputs,
         "log": f"logs/{slug}/{st.name}{suffix}.log",
-        "benchmark": f"{BENCHMARKS}/{slug}/{st.name}{suffix}.tsv",
+        # None for a stage eligible for the between-workflow cache (stages.smk: Snakemake refuses both).
+        "benchmark": None if st.cache else f"{BENCHMARKS}/{slug}/{st.name}{suffix}.tsv",
         "conda": env_file(st.env),
         "threads": threads,
         "resources": resources,
