@@ -122,3 +122,24 @@ def test_gao_step_uses_the_first_half_gradient_at_the_perturbed_point():
     point = (start + rho * g2 / g2.norm()).requires_grad_()
     g1 = torch.autograd.grad(((x[:4] @ point - y[:4]) ** 2).mean(), [point])[0]
     torch.testing.assert_close(w.detach(), start - 0.1 * g1)
+
+
+def test_the_ablation_without_the_general_branch_keeps_the_total_adapter_rank():
+    """loda_no_general gives the general branch's rank to the isolated one: the ablation compares equal ranks."""
+    import copy
+
+    from repro.learning.smallnets import MLP
+    from repro.papers.loda.continual import ContinualRun
+
+    torch.manual_seed(0)
+    backbone = MLP(6, [5], 3)
+    x = torch.randn(40, 6)
+    lora = {"rank_general": 2, "rank_isolated": 1, "eps": 1e-3, "null_threshold": 0.95}
+    ranks = {}
+    for method in ("loda", "loda_no_general"):
+        run = ContinualRun(copy.deepcopy(backbone), method, lora, 0, x)
+        run._branches(0, torch.randn(40, 6), torch.Generator().manual_seed(0))
+        ranks[method] = {n: {b: a.shape[0] for b, a in layer.downs.items()} for n, layer in run.layers.items()}
+    for layer in ranks["loda"]:
+        assert ranks["loda"][layer] == {"general": 2, "isolated": 1}
+        assert ranks["loda_no_general"][layer] == {"isolated": 3}
