@@ -143,3 +143,15 @@ def test_the_ablation_without_the_general_branch_keeps_the_total_adapter_rank():
     for layer in ranks["loda"]:
         assert ranks["loda"][layer] == {"general": 2, "isolated": 1}
         assert ranks["loda_no_general"][layer] == {"isolated": 3}
+
+
+def test_a_memoised_basis_equals_a_fresh_computation():
+    rng = np.random.default_rng(5)
+    a, b = (torch.as_tensor(rng.normal(size=(40, 6))) for _ in range(2))
+    s_old, s_new = sp.second_moment(a), sp.second_moment(b)
+    first = sp.isolated_basis(s_old, s_new, 2, 1e-3)
+    sp._CACHE.clear()
+    fresh = sp.isolated_basis(s_old, s_new, 2, 1e-3)
+    again = sp.isolated_basis(s_old.clone(), s_new.clone(), 2, 1e-3)
+    assert torch.equal(first, fresh) and torch.equal(fresh, again)
+    assert not torch.equal(sp.isolated_basis(s_old, s_new + 1e-3, 2, 1e-3), fresh)
