@@ -143,6 +143,7 @@ def test_benchmark_pairs_are_disjoint_samples_normalised_by_the_source(files, tr
     pair, record = build_benchmark_pair(settings(files), transfer, 0)
     assert pair.x_source.shape == (60, 16 * 16 * 3) and pair.x_target.shape[0] == 40 and pair.x_test.shape[0] == 40
     assert pair.y_source.min() == 0.0 and pair.y_source.max() == pytest.approx(1.0)
-    assert set(record) == {"source", "target", "test"} and not same_domain(transfer)
+    assert set(record) == {"source", "target", "test", "files"} and not same_domain(transfer)
+    assert all(len(f["sha256"]) == 64 and f["bytes"] > 0 for f in record["files"])
     again, _ = build_benchmark_pair(settings(files), transfer, 0)
     assert np.array_equal(again.x_test, pair.x_test)

@@ -23,6 +23,7 @@ import numpy as np
 
 from repro.data.images import read_images
 from repro.data.images.derived import domain_sequence, rotation_regression, stroke_thickness_target
+from repro.workflow.manifest import file_record
 
 
 @dataclass
@@ -108,6 +109,14 @@ def build_benchmark_pair(s: dict, transfer: dict, seed: int) -> tuple[Pair, dict
             record[name] = refused.to_dict()
     else:
         raise ValueError(f"unknown benchmark {transfer['dataset']!r}; expected dsprites or mpi3d")
+    read = (
+        [Path(s["dsprites"]["path"])]
+        if transfer["dataset"] == "dsprites"
+        else sorted(
+            {bm.mpi3d_path(s["mpi3d"]["folder"], d) for d in (transfer["source_domain"], transfer["target_domain"])}
+        )
+    )
+    record["files"] = [file_record(path) for path in read]  # each input file's size and sha256
     (xs, ys), (xt, yt), (xe, ye) = splits
     return _normalised(xs, ys, xt, yt, xe, ye), record
 
