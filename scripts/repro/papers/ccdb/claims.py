@@ -11,7 +11,7 @@ from repro.reporting.claims import (
     Test,
     learning_check,
     seed_interval,
-    skill_over_trivial,
+    skill_of,
 )
 
 
@@ -22,13 +22,6 @@ def _at(m: dict, which: str, method: str, key: str) -> np.ndarray:
 def _all_weights(m: dict, key: str) -> np.ndarray:
     values = [v for r in m["ratios"].values() for name, e in r.items() if name == "ccdb" for v in e[f"weights_{key}"]]
     return np.asarray(values, dtype=float) if values else np.array([np.nan])
-
-
-def _learned(method: str):
-    def measure(m: dict) -> Measured:
-        return skill_over_trivial(m["learning"][method], m["learning"]["trivial"])
-
-    return measure
 
 
 def _gap_ratio(m: dict) -> Measured:
@@ -58,7 +51,7 @@ CLAIMS = [
             f"learn_{method}",
             model,
             "the class prior (most frequent training digit)",
-            _learned(method),
+            skill_of(method),
             error="0/1 test error (mean over seeds, per test image)",
         )
         for method, model in LEARNING.items()

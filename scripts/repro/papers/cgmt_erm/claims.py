@@ -22,7 +22,7 @@ from repro.reporting.claims import (
     Test,
     learning_check,
     seed_interval,
-    skill_over_trivial,
+    skill_of,
 )
 
 Metrics = Mapping[str, Any]
@@ -30,14 +30,6 @@ THEORY_RATE = -0.5  # finite-size corrections of the asymptotic law are O(1 / sq
 RATE_TOL = 0.25
 LEARNING_LOSS = "logistic"  # the fits whose held-out error the learning checks compare with the class prior
 DESIGNS = ("mixture", "iid_t", "relu_features", "localized")
-
-
-def learned(design: str):
-    def measure(m: Metrics) -> Measured:
-        e = m["learning"][design]
-        return skill_over_trivial(e["model"], e["trivial"])
-
-    return measure
 
 
 def learn_id(design: str) -> str:
@@ -136,7 +128,7 @@ LEARNING_CHECKS = [
         learn_id(design),
         f"ridge-regularised logistic ERM ({design} design, largest p, main n/p)",
         "the class prior (majority sign of the training labels)",
-        learned(design),
+        skill_of("model", section=("learning", design)),
         error="0/1 test error (mean over replicate fits, per test point)",
     )
     for design in DESIGNS

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.reporting.claims import ClaimSpec, Measured, Test, learning_check, seed_interval, skill_over_trivial
+from repro.reporting.claims import ClaimSpec, Measured, Test, learning_check, seed_interval, skill_of
 
 STAND_IN = "Digits stand-in (MLP pretrained on clean sklearn digits, 5 domain-incremental tasks, LoRA on every layer)"
 
@@ -37,13 +37,6 @@ LEARNED = {
 }
 
 
-def _learned(method: str):
-    def measure(m: Mapping[str, Any]) -> Measured:
-        return skill_over_trivial(m["learning"][method], m["learning"]["trivial"])
-
-    return measure
-
-
 def learn(method: str) -> str:
     return f"learn_{method}"
 
@@ -54,7 +47,7 @@ CLAIMS = [
             learn(method),
             f"{name} (each task's model right after training on it)",
             "the class prior (most frequent training digit)",
-            _learned(method),
+            skill_of(method),
             error="0/1 error on each task's test images right after that task (mean over seeds)",
         )
         for method, name in LEARNED.items()

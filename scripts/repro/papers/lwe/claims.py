@@ -14,7 +14,7 @@ from repro.reporting.claims import (
     Test,
     bootstrap_interval,
     learning_check,
-    skill_over_trivial,
+    skill_of,
 )
 
 LEARNED = ("learn_distinguisher",)
@@ -23,11 +23,6 @@ LEARNED = ("learn_distinguisher",)
 def _fitted(m: Mapping[str, Any], name: str) -> Measured:
     fit = m["power_law"][name]
     return Measured(fit["value"], Interval(fit["low"], fit["high"], "percentile bootstrap 95% over secrets", fit["n"]))
-
-
-def _learned(m: Mapping[str, Any]) -> Measured:
-    e = m["learning"]
-    return skill_over_trivial(e["model"], e["trivial"])
 
 
 def _success(m: Mapping[str, Any], method: str) -> Measured:
@@ -83,7 +78,7 @@ CLAIMS = [
         "learn_distinguisher",
         "the MLP distinguisher at the largest (N, r) of the grid",
         "a random ranking of the cruel coordinates (the exhaustive search's order)",
-        _learned,
+        skill_of("model"),
         error="mean rank of a secret's true cruel bits among the cruel coordinates (0 = first), per secret",
     ),
     ClaimSpec(

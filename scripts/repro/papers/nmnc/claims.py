@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.reporting.claims import ClaimSpec, Measured, Test, learning_check, seed_interval, skill_over_trivial
+from repro.reporting.claims import ClaimSpec, Test, learning_check, seed_interval, skill_of
 
 
 def _seeds(m: dict, fn) -> list[float]:
     return [float(fn(run)) for run in m["per_seed"]]
-
-
-def _learned(model: str):
-    def measure(m: dict) -> Measured:
-        return skill_over_trivial(m["learning"][model], m["learning"]["trivial"])
-
-    return measure
 
 
 PRIOR = "the class prior (most frequent training digit)"
@@ -31,18 +24,18 @@ CLAIMS = [
         "learn_bp_pretrained",
         "the backprop-pretrained MLP (64-256-256-10, tanh) the manifold is measured on",
         PRIOR,
-        _learned("bp_pretrained"),
+        skill_of("bp_pretrained"),
         error=TEST_ERROR,
     ),
-    learning_check("learn_rnn", "the backprop-trained row-by-row RNN", PRIOR, _learned("rnn"), error=TEST_ERROR),
+    learning_check("learn_rnn", "the backprop-trained row-by-row RNN", PRIOR, skill_of("rnn"), error=TEST_ERROR),
     learning_check(
         "learn_width_nets",
         "the backprop-trained MLPs of the width sweep (pooled over widths)",
         PRIOR,
-        _learned("width_nets"),
+        skill_of("width_nets"),
         error=TEST_ERROR,
     ),
-    *[learning_check(f"learn_{k}", name, PRIOR, _learned(k), error=TEST_ERROR) for k, name in LEARNED.items()],
+    *[learning_check(f"learn_{k}", name, PRIOR, skill_of(k), error=TEST_ERROR) for k, name in LEARNED.items()],
     ClaimSpec(
         "nmnc_estimator_unbiased",
         "check",

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.reporting.claims import ClaimSpec, Measured, Test, learning_check, seed_interval, skill_over_trivial
+from repro.reporting.claims import ClaimSpec, Measured, Test, learning_check, seed_interval, skill_of
 
 STAND_IN = (
     "Claim transfer (embedded default, a stand-in: the rotation angle of sklearn digits, clean source -> target "
@@ -26,13 +26,6 @@ LEARNED = {
 
 def learn(method: str) -> str:
     return f"learn_{method}"
-
-
-def _learned(method: str):
-    def measure(m: Mapping[str, Any]) -> Measured:
-        return skill_over_trivial(m["learning"][method], m["learning"]["trivial"])
-
-    return measure
 
 
 def _paired(a: str, b: str, metric: str = "mae"):
@@ -56,7 +49,7 @@ CLAIMS = [
             learn(method),
             f"{name} (claim transfer)",
             "the mean of the source labels",
-            _learned(method),
+            skill_of(method),
             error="absolute error on the target test images (target units, mean over seeds)",
         )
         for method, name in LEARNED.items()

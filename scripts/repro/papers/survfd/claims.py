@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.reporting.claims import ClaimSpec, Measured, Test, learning_check, seed_interval, skill_over_trivial
+from repro.reporting.claims import ClaimSpec, Measured, Test, learning_check, seed_interval, skill_of
 
 EXACT = 1e-10
 
@@ -29,13 +29,6 @@ def _ground_truth_accuracy(target: str, label: str, reported: str | None) -> Cla
     )
 
 
-def _learned(model: str):
-    def measure(m: Mapping[str, Any]) -> Measured:
-        return skill_over_trivial(m["learning"][model], m["learning"]["trivial"])
-
-    return measure
-
-
 def _share_gain(m: Mapping[str, Any]) -> Measured:
     """Interaction mass order-1 SurvSHAP(t) leaves out of the fitted GBSA's survival: fitted to the interaction
     scenario minus fitted to the additive one, paired by seed."""
@@ -55,14 +48,14 @@ CLAIMS = [
         "learn_gbsa",
         "the gradient-boosted survival model (sksurv GBSA) fitted to each simulated cohort",
         "the training cohort's Kaplan-Meier curve (no covariates)",
-        _learned("gbsa"),
+        skill_of("gbsa"),
         error=LEARNING_ERROR,
     ),
     learning_check(
         "learn_coxph",
         "the Cox model (sksurv CoxPH) fitted to each simulated cohort",
         "the training cohort's Kaplan-Meier curve (no covariates)",
-        _learned("coxph"),
+        skill_of("coxph"),
         error=LEARNING_ERROR,
     ),
     _ground_truth_accuracy("log_hazard", "log-hazard", "local_accuracy_error_log_hazard_ground_truth"),
