@@ -40,7 +40,7 @@ def _share_gain(m: Mapping[str, Any]) -> Measured:
 
 LEARNING_ERROR = (
     "Brier score on an uncensored held-out cohort, in excess of the true survival function's (the irreducible "
-    "part; the truth itself is only about 0.2 below Kaplan-Meier)"
+    "part, which dominates the Brier score of any model)"
 )
 
 CLAIMS = [
