@@ -57,7 +57,14 @@ def metrics():
         "main_ratio": 2,
         "huber": {"designs": ["mixture", "localized"], "loss": "logistic", "rel_tol": 0.05},
         "test_error_tol": 0.02,
+        "learning": {d: learned_errors() for d in ("mixture", "iid_t", "relu_features", "localized")},
     }
+
+
+def learned_errors(model_rate=0.1, n=400):
+    """Per-item 0/1 errors of a fit that learned (10 % error) and of the class prior (50 %)."""
+    rng = np.random.default_rng(0)
+    return {"model": (rng.random(n) < model_rate).astype(float).tolist(), "trivial": [0.0, 1.0] * (n // 2)}
 
 
 def with_ks(m, design, **ks):
@@ -150,3 +157,11 @@ def test_missing_or_nan_inputs_still_give_a_failing_claim():
     assert verdict(CLAIMS, "fixed_point_rate_mixture", m) == "fails"
     m["ridge_check"] = None
     assert verdict(CLAIMS, "ridge_mean_exact", m) == "fails"
+
+
+def test_a_fit_no_better_than_the_class_prior_makes_its_claims_inconclusive():
+    m = metrics()
+    m["learning"]["localized"] = learned_errors(model_rate=0.5)
+    assert verdict(CLAIMS, "learn_erm_localized", m) == "fails"
+    assert verdict(CLAIMS, "gaussian_fails_localized", m) == "inconclusive"
+    assert verdict(CLAIMS, "gaussian_fails_mixture", m) == "pass"

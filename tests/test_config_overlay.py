@@ -31,6 +31,7 @@ SCALE_ONLY = {
     "papers.gpo.ns.path": "the FNO Navier-Stokes .mat file the paper-scale reader loads (smoke: the simulator)",
     "papers.flower.tasks.*.*": "The Well files and fields the paper-scale readers load (smoke: the simulators)",
     "papers.pdrf.radar.*": "the SEVIR VIL files and their sampling the paper-scale reader uses (smoke: the simulator)",
+    "papers.sfda-regression.transfers.*": "the dSprites and MPI3D transfers the paper-scale readers load (smoke: digits)",
 }
 
 

@@ -21,12 +21,28 @@ def metrics():
             "loda_no_recalibration": method([0.74, 0.75, 0.73], [0.15, 0.16, 0.14]),
         },
         "energy": {"new_share_isolated": [0.5, 0.55, 0.52], "new_share_null": [0.2, 0.25, 0.22]},
+        "learning": learned(),
         "checks": {
             "isolated_max_principal_angle": 1e-9,
             "general_max_orthonormality_error": 1e-14,
             "recalibration_max_residual": 1e-12,
         },
     }
+
+
+def learned(error=0.2, n=200):
+    """Per-item test errors of final models that learned (20 %) and of the class prior (90 %)."""
+    model = [1.0] * int(error * n) + [0.0] * (n - int(error * n))
+    methods = ("loda", "inflora", "seq_lora", "loda_no_general", "loda_no_recalibration")
+    return {"trivial": [1.0] * (9 * n // 10) + [0.0] * (n // 10)} | {m: model for m in methods}
+
+
+def test_a_method_no_better_than_the_class_prior_makes_its_comparisons_inconclusive():
+    m = metrics()
+    m["learning"]["inflora"] = m["learning"]["trivial"]
+    assert verdict(CLAIMS, "learn_inflora", m) == "fails"
+    assert verdict(CLAIMS, "loda_beats_inflora", m) == "inconclusive"
+    assert verdict(CLAIMS, "loda_beats_sequential_lora", m) == "pass"
 
 
 def swap(m, method, other):

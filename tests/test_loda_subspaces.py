@@ -122,3 +122,36 @@ def test_gao_step_uses_the_first_half_gradient_at_the_perturbed_point():
     point = (start + rho * g2 / g2.norm()).requires_grad_()
     g1 = torch.autograd.grad(((x[:4] @ point - y[:4]) ** 2).mean(), [point])[0]
     torch.testing.assert_close(w.detach(), start - 0.1 * g1)
+
+
+def test_the_ablation_without_the_general_branch_keeps_the_total_adapter_rank():
+    """loda_no_general gives the general branch's rank to the isolated one: the ablation compares equal ranks."""
+    import copy
+
+    from repro.learning.smallnets import MLP
+    from repro.papers.loda.continual import ContinualRun
+
+    torch.manual_seed(0)
+    backbone = MLP(6, [5], 3)
+    x = torch.randn(40, 6)
+    lora = {"rank_general": 2, "rank_isolated": 1, "eps": 1e-3, "null_threshold": 0.95}
+    ranks = {}
+    for method in ("loda", "loda_no_general"):
+        run = ContinualRun(copy.deepcopy(backbone), method, lora, 0, x)
+        run._branches(0, torch.randn(40, 6), torch.Generator().manual_seed(0))
+        ranks[method] = {n: {b: a.shape[0] for b, a in layer.downs.items()} for n, layer in run.layers.items()}
+    for layer in ranks["loda"]:
+        assert ranks["loda"][layer] == {"general": 2, "isolated": 1}
+        assert ranks["loda_no_general"][layer] == {"isolated": 3}
+
+
+def test_a_memoised_basis_equals_a_fresh_computation():
+    rng = np.random.default_rng(5)
+    a, b = (torch.as_tensor(rng.normal(size=(40, 6))) for _ in range(2))
+    s_old, s_new = sp.second_moment(a), sp.second_moment(b)
+    first = sp.isolated_basis(s_old, s_new, 2, 1e-3)
+    sp._CACHE.clear()
+    fresh = sp.isolated_basis(s_old, s_new, 2, 1e-3)
+    again = sp.isolated_basis(s_old.clone(), s_new.clone(), 2, 1e-3)
+    assert torch.equal(first, fresh) and torch.equal(fresh, again)
+    assert not torch.equal(sp.isolated_basis(s_old, s_new + 1e-3, 2, 1e-3), fresh)

@@ -7,7 +7,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from repro.papers.lwe.attack import attempts, expected_exhaustive_attempts, per_column, stepwise
+from repro.papers.lwe.attack import attempts, cruel_columns, expected_exhaustive_attempts, per_column, stepwise
 from repro.papers.lwe.lwe import binary_secret, centre, lwe_samples
 from repro.papers.lwe.reader import read_verde
 from repro.papers.lwe.reduction import reduce_subset
@@ -74,25 +74,78 @@ def write_verde(root, n=4, k=1, lines=None):
 
 def test_verde_reader_converts_the_release_layout(tmp_path):
     a, s, e = write_verde(tmp_path)
-    out = read_verde(str(tmp_path))
+    out, record = read_verde(str(tmp_path), tmp_path / "scratch")
     assert out["R_A"].tolist() == [[1, 2, 3, 4], [-1, 0, 5, 1]]
     assert out["R_b"].tolist() == [[4, 5]]
     assert np.array_equal(out["orig_e"][0], e)
     assert out["secrets"].shape == (1, 4) and out["hamming"].tolist() == [2]
+    assert record["refused"] == {"lines": 2, "refused": 0, "first_refused": []}
+
+
+GOOD = ["1 2 3 4 ; 4"] * 8
 
 
 @pytest.mark.parametrize(
-    ("lines", "problem"),
-    [(["1 2 3 ; 4"], "expected n = 4"), (["1 2 3 4 4"], "expected 'a ; b'"), (["1 2 x 4 ; 4"], "non-integer")],
+    ("bad", "problem"),
+    [
+        ("1 2 3 ; 4", "3 entries of a, expected n = 4"),
+        ("1 2 3 4 4", "expected 'a ; b'"),
+        ("1 2 x 4 ; 4", "non-integer"),
+        ("1 2 3 4 ; 4 5", "2 b values"),
+        ("1 2 3 400 ; 4", "outside"),
+    ],
 )
-def test_verde_reader_names_bad_lines(tmp_path, lines, problem):
-    write_verde(tmp_path, lines=lines)
-    with pytest.raises(InputError, match=problem):
-        read_verde(str(tmp_path))
+def test_verde_reader_refuses_and_names_bad_lines(tmp_path, bad, problem):
+    write_verde(tmp_path, lines=GOOD[:4] + [bad] + GOOD[4:])
+    out, record = read_verde(str(tmp_path), tmp_path / "scratch", max_bad_fraction=0.2)
+    assert out["R_A"].shape == (8, 4)
+    assert record["refused"]["refused"] == 1 and record["refused"]["lines"] == 9
+    assert (
+        record["refused"]["first_refused"][0].startswith("line 5:") and problem in record["refused"]["first_refused"][0]
+    )
+    with pytest.raises(InputError, match=f"1 of 9 lines refused.*line 5: .*{problem}"):
+        read_verde(str(tmp_path), tmp_path / "scratch", max_bad_fraction=0.1)
 
 
-def test_verde_reader_names_missing_params(tmp_path):
+def test_verde_reader_refuses_a_line_cut_short_at_the_end_of_the_file(tmp_path):
+    write_verde(tmp_path, lines=GOOD + ["1 2 3"])
+    out, record = read_verde(str(tmp_path), tmp_path / "scratch", max_bad_fraction=0.5)
+    assert out["R_A"].shape == (8, 4) and record["refused"]["first_refused"] == ["line 9: expected 'a ; b'"]
+
+
+def test_verde_reader_reads_in_chunks_with_the_same_result(tmp_path):
+    from repro.papers.lwe.reader import read_prefix
+
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, 97, size=(50, 5))
+    write_verde(tmp_path, lines=[" ".join(map(str, r[:4])) + " ; " + str(r[4]) for r in rows])
+    whole = read_prefix(tmp_path / "train.prefix", 4, 1, 97, tmp_path / "a", chunk_lines=1000)
+    chunked = read_prefix(tmp_path / "train.prefix", 4, 1, 97, tmp_path / "b", chunk_lines=7)
+    assert np.array_equal(whole[0], chunked[0]) and np.array_equal(whole[1], chunked[1])
+    assert np.array_equal(whole[1][0], rows[:, 4])
+
+
+def test_verde_params_are_read_as_plain_values_only(tmp_path):
     write_verde(tmp_path)
-    (tmp_path / "params.pkl").write_bytes(pickle.dumps({"N": 4}))
-    with pytest.raises(InputError, match="missing keys"):
-        read_verde(str(tmp_path))
+
+    class Planted:
+        def __reduce__(self):
+            return (print, ("code ran",))
+
+    (tmp_path / "params.pkl").write_bytes(pickle.dumps({"N": 4, "Q": 97, "sigma": 3.0, "x": Planted()}))
+    with pytest.raises(InputError, match="only plain values"):
+        read_verde(str(tmp_path), tmp_path / "scratch")
+
+
+def test_verde_reader_reads_the_fixture_release(tmp_path):
+    from repro.fixtures import verde
+
+    verde.write(tmp_path)
+    out, record = read_verde(str(tmp_path / verde.FOLDER), tmp_path / "scratch")
+    assert out["R_A"].shape == (verde.ROWS, verde.N) and record["refused"]["refused"] == 0
+    assert out["hamming"].tolist() == list(verde.HAMMING)
+    q = verde.Q
+    # b = R A s + small error on the reduced rows, and the cruel columns are those of the fixture
+    residual = centre(out["R_b"] - out["secrets"].astype(np.int64) @ out["R_A"].T, q)
+    assert np.std(residual) < 5 * verde.SIGMA * verde.R_NORM
+    assert cruel_columns(out["R_A"], q, 0.7).tolist() == list(range(verde.CRUEL))

@@ -21,9 +21,11 @@ def metrics(**override):
         },
         "column_spearman": -0.95,
         "cool_recovery": {"stepwise": [1.0] * 10, "per_column": [1.0, 0.0] * 5},
+        "learning": {"model": [1.0, 0.5, 2.0, 3.0] * 5, "trivial": [9.5] * 20},
         "power_law": {
             "slope_log_n": fit(-0.5, -0.8, -0.2),
             "slope_log_r": fit(-0.3, -0.5, -0.1),
+            "slope_log_r_fixed_budget": fit(-0.2, -0.4, -0.05),
             "log_attempts_model_best": [1.0, 2.0, 1.5, 0.5],
             "log_attempts_exhaustive": [4.0, 5.0, 4.5, 3.0],
         },
@@ -33,6 +35,15 @@ def metrics(**override):
 
 def test_every_claim_passes_on_metrics_that_support_it():
     assert all(verdict(CLAIMS, c.id, metrics()) == "pass" for c in CLAIMS if "smoke" in c.scales)
+    full = [c for c in CLAIMS if c.scales == ("full",) and c.id != "lwe_highest_weight_recovered_n256"]
+    assert all(verdict(CLAIMS, c.id, metrics(), scale="full") == "pass" for c in full)
+
+
+def test_a_distinguisher_ranking_bits_at_random_makes_the_model_claims_inconclusive():
+    m = metrics(learning={"model": [9.0, 10.0] * 10, "trivial": [9.5] * 20})
+    assert verdict(CLAIMS, "learn_distinguisher", m) == "fails"
+    assert verdict(CLAIMS, "lwe_model_beats_exhaustive", m) == "inconclusive"
+    assert verdict(CLAIMS, "lwe_stepwise_beats_per_column", m) == "pass"
 
 
 @pytest.mark.counterfactual("lwe", "lwe_highest_weight_recovered_n256")
@@ -44,7 +55,7 @@ def test_prior_attack_weight_fails_the_full_scale_number():
 
 @pytest.mark.counterfactual("lwe", "lwe_cruel_cool_split")
 def test_unreduced_uniform_columns_fail_the_split():
-    assert verdict(CLAIMS, "lwe_cruel_cool_split", metrics(column_spearman=0.05)) == "fails"
+    assert verdict(CLAIMS, "lwe_cruel_cool_split", metrics(column_spearman=0.05), scale="full") == "fails"
 
 
 @pytest.mark.counterfactual("lwe", "lwe_stepwise_recovers_cool_bits")
@@ -66,9 +77,25 @@ def test_flat_attempts_in_n_fail():
 
 
 @pytest.mark.counterfactual("lwe", "lwe_attempts_fall_with_repetition")
-def test_repetition_without_effect_fails():
-    law = metrics()["power_law"] | {"slope_log_r": fit(0.05, -0.1, 0.2)}
+def test_repetition_without_effect_at_a_fixed_budget_fails():
+    """The confound the mended claim removes: the pooled fit's r slope falls (more epochs) while, at a fixed
+    number of examples seen, repeating fewer examples does not help."""
+    law = metrics()["power_law"] | {"slope_log_r_fixed_budget": fit(0.05, -0.1, 0.2)}
     assert verdict(CLAIMS, "lwe_attempts_fall_with_repetition", metrics(power_law=law)) == "fails"
+
+
+def test_fixed_budget_slope_compares_points_of_equal_budget_only():
+    import numpy as np
+
+    from repro.papers.lwe.evaluate import fixed_budget_slope
+
+    log_r = np.log([1, 2, 1, 2, 4, 1])
+    budgets = np.array([1000, 2000, 2000, 4000, 4000, 4000])
+    # log attempts fall by 0.5 per unit log r within each budget, whatever the budgets' own levels
+    level = {1000: 9.0, 2000: 5.0, 4000: 1.0}
+    att = np.array([[level[b] - 0.5 * r] * 6 for b, r in zip(budgets, log_r)])
+    out = fixed_budget_slope(att, log_r, budgets, n_boot=100)
+    assert out["value"] == pytest.approx(-0.5) and out["points"] == 5
 
 
 @pytest.mark.counterfactual("lwe", "lwe_model_beats_exhaustive")

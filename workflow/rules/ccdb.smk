@@ -1,5 +1,11 @@
 """CCDB: class-conditional distribution balancing for group-robust classification without bias labels."""
 
+
+def CCDB_SEEDS(name):
+    """One file per training seed (each seed's methods train in their own job)."""
+    return expand(f"results/ccdb/seeds/{name}", seed=paper_config("ccdb")["seeds"])
+
+
 declare_paper(
     "ccdb",
     stage(
@@ -15,14 +21,15 @@ declare_paper(
         "train",
         input={"coloured": "results/ccdb/data/coloured.npz"},
         output={
-            "predictions": "results/ccdb/predictions.npz",
-            "table": "results/ccdb/table.json",
+            "predictions": "results/ccdb/seeds/predictions_{seed}.npz",
+            "table": "results/ccdb/seeds/table_{seed}.json",
         },
+        constraints={"seed": "|".join(map(str, paper_config("ccdb")["seeds"]))},
+        cache="omit-software",
         env="torch",
         settings=[
             "ratios",
             "main_ratio",
-            "seeds",
             "model",
             "train",
             "methods",
@@ -36,8 +43,8 @@ declare_paper(
     stage(
         "evaluate",
         input={
-            "table": "results/ccdb/table.json",
-            "predictions": "results/ccdb/predictions.npz",
+            "tables": CCDB_SEEDS("table_{seed}.json"),
+            "predictions": CCDB_SEEDS("predictions_{seed}.npz"),
         },
         output={
             "metrics": "results/ccdb/metrics.json",
@@ -50,7 +57,7 @@ declare_paper(
         ["accuracy", "ratios", "weights"],
         input={
             "metrics": "results/ccdb/metrics.json",
-            "predictions": "results/ccdb/predictions.npz",
+            "predictions": CCDB_SEEDS("predictions_{seed}.npz")[0],
         },
     ),
     manifests=["results/ccdb/data/manifest.json"],

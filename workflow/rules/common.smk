@@ -39,7 +39,7 @@ def repo_file(rel):
 
 
 def code_closure(entry):
-    """The code input of a rule running ``entry``: one stamp file standing for its import closure
+    """The code input of a job running ``entry``, one stamp file standing for its import closure
     (repro.workflow.code_closure.code_stamp), so an edit of any file the stage executes reruns it."""
     return [code_stamp(entry, REPO / "scripts")]
 
@@ -150,7 +150,7 @@ def stage_rule(slug, st):
     threads, resources = stage_resources(section, st.resources or st.name)
     check_gpu_env(f"{rule_name(slug)}_{st.name}", st.env, resources)
     # Declared cache only when the run uses the between-workflow cache (--cache): otherwise Snakemake warns
-    # at every run for every eligible rule, and the rule keeps its benchmark file.
+    # at every run for every eligible stage, and the stage keeps its benchmark file.
     cache = st.cache if workflow.workflow_settings.cache is not None else False
     params = {
         "entry": entry,
@@ -167,9 +167,9 @@ def stage_rule(slug, st):
         "input": inputs,
         "output": outputs,
         "log": f"logs/{slug}/{st.name}{suffix}.log",
-        # Snakemake refuses a benchmark file on a rule eligible for the between-workflow cache (a cached
+        # Snakemake refuses a benchmark file on a stage eligible for the between-workflow cache (a cached
         # result has no run to time): under --cache, cached stages report their cost through their log's
-        # "done in" line only; without --cache they are ordinary rules with a benchmark file.
+        # "done in" line only; without --cache they are ordinary stages with a benchmark file.
         "benchmark": None if cache else f"{BENCHMARKS}/{slug}/{st.name}{suffix}.tsv",
         "conda": env_file(st.env),
         "threads": threads,

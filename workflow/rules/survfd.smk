@@ -12,7 +12,7 @@ declare_paper(
         "data",
         output=SURVFD_DATA | {"manifest": "results/survfd/data/manifest.json"},
         env="survfd",
-        settings=["data_seed", "seeds", "simulation", "scenarios", "real"],
+        settings=["data_seed", "seeds", "simulation", "scenarios", "fitted", "real"],
     ),
     stage(
         "explain",

@@ -415,6 +415,23 @@ def skill_over_trivial(
     return result
 
 
+def skill_of(
+    model: str, trivial: str = "trivial", section: str | tuple[str, ...] = "learning"
+) -> Callable[[Mapping[str, Any]], Measured]:
+    """The usual learning-check ``measure``: :func:`skill_over_trivial` of the per-item errors stored at
+    ``outputs[section][model]`` against those at ``outputs[section][trivial]`` (``section`` a key or a path of
+    keys into the metrics)."""
+    path = (section,) if isinstance(section, str) else tuple(section)
+
+    def measure(outputs: Mapping[str, Any]) -> Measured:
+        errors = outputs
+        for key in path:
+            errors = errors[key]
+        return skill_over_trivial(errors[model], errors[trivial])
+
+    return measure
+
+
 def learning_check(
     claim_id: str,
     model: str,

@@ -13,6 +13,19 @@ from repro.reporting.registry import load_reported
 from repro.workflow.io import read_json, read_npz, write_json
 
 SCORES = ("average", "worst_group", "unbiased", "conflicting", "aligned")
+LEARNED = ("erm", "ccdb", "group_balanced")  # the classifiers the paper claims compare
+
+
+def learning_errors(arrays: dict, rkey: str, methods: list[str], seeds: list[int]) -> dict:
+    """Per test image at bias ratio ``rkey``: each method's 0/1 error (mean over seeds) and the class prior's
+    (the most frequent training label predicted for every image)."""
+    y = arrays[f"{rkey}/test/y"]
+    prior = int(np.argmax(np.bincount(arrays[f"{rkey}/train/y"])))
+    out = {"trivial": (y != prior).astype(float).tolist()}
+    for method in methods:
+        preds = [arrays[f"{rkey}/{method}/{seed}/pred"] for seed in seeds]
+        out[method] = np.mean([p != y for p in preds], axis=0).tolist()
+    return out
 
 
 def summarise(table: dict, arrays: dict, s: dict) -> dict:
@@ -29,8 +42,11 @@ def summarise(table: dict, arrays: dict, s: dict) -> dict:
         if "weights" in row:
             for k, v in row["weights"].items():
                 entry.setdefault(f"weights_{k}", []).append(v)
+    main = ratio_key(s["main_ratio"])
+    learned = [m for m in LEARNED if m in by_ratio.get(main, {})]
     return {
-        "main": ratio_key(s["main_ratio"]),
+        "learning": learning_errors(arrays, main, learned, s["seeds"]),
+        "main": main,
         "no_bias": ratio_key(s["no_bias_ratio"]),
         "seeds": s["seeds"],
         "ratios": by_ratio,
@@ -40,7 +56,9 @@ def summarise(table: dict, arrays: dict, s: dict) -> dict:
 
 def main(job) -> None:
     s = job.params.settings
-    metrics = summarise(read_json(job.input.table), read_npz(job.input.predictions), s)
+    rows = [row for path in job.input.tables for row in read_json(path)["rows"]]
+    arrays = {k: v for path in job.input.predictions for k, v in read_npz(path).items()}
+    metrics = summarise({"rows": rows}, arrays, s)
     write_json(job.output.metrics, metrics)
     write_claims(
         job.output.claims, "ccdb", evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))

@@ -26,7 +26,7 @@ def accuracy(metrics: dict, path: str) -> None:
             capsize=2,
         )
         ax.set_xticks(range(len(methods)), [LABELS[m] for m in methods], rotation=45, ha="right")
-        ax.set_ylabel(f"{title} test accuracy")
+        ax.set_ylabel(f"{title} test accuracy (fraction)")
     axes[0][0].set_title(f"rho = {main['ratio']}; * uses group labels", fontsize=8)
     plotting.save(fig, path)
 
@@ -48,8 +48,8 @@ def ratios(metrics: dict, path: str) -> None:
             color=plotting.PALETTE[i],
             label=LABELS[method],
         )
-    ax.set_xlabel("bias ratio rho (training)")
-    ax.set_ylabel("unbiased test accuracy")
+    ax.set_xlabel("bias ratio rho (training; probability)")
+    ax.set_ylabel("unbiased test accuracy (fraction)")
     ax.legend(frameon=False)
     plotting.save(fig, path)
 
@@ -67,11 +67,11 @@ def weights(metrics: dict, arrays: dict, path: str) -> None:
         ("training samples", "CCDB weight mass"),
     ):
         im = ax.imshow(grid / grid.sum(), cmap="viridis")
-        ax.set_xlabel("colour")
-        ax.set_ylabel("digit")
+        ax.set_xlabel("colour (index)")
+        ax.set_ylabel("digit (class)")
         ax.set_title(title)
         ax.grid(False)
-        fig.colorbar(im, ax=ax, shrink=0.7)
+        fig.colorbar(im, ax=ax, shrink=0.7, label="share of the total")
     plotting.save(fig, path)
 
 

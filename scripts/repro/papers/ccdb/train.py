@@ -1,5 +1,6 @@
-"""Stage ``ccdb_train``: every method at every bias ratio and seed; test predictions, training weights and the
-score table (recomputed by the evaluate stage from the predictions)."""
+"""Stage ``ccdb_train`` (one job per seed, wildcard ``seed``): every method at every bias ratio for that seed;
+test predictions, training weights and the score table (recomputed by the evaluate stage from the
+predictions)."""
 
 from __future__ import annotations
 
@@ -33,24 +34,24 @@ def run_all(job) -> None:
     device = pick_device(job.params.device)
     arrays = read_npz(job.input.coloured)
     table, saved = [], {}
+    seed = int(job.wildcards.seed)
     for rho in s["ratios"]:
         rkey = ratio_key(rho)
         x, y, bias, group = split(arrays, rkey, "train")
         xv, yv, _, _ = split(arrays, rkey, "val")
         xt, yt, bt, gt = split(arrays, rkey, "test")
         methods = s["methods"] if rho == s["main_ratio"] else s["other_ratio_methods"]
-        for seed in s["seeds"]:
-            for method in methods:
-                model, weights = METHODS[method](x, y, s, seed, (xv, yv), group=group, device=device)
-                pred = predict(model, xt).argmax(1)
-                key = f"{rkey}/{method}/{seed}"
-                saved[f"{key}/pred"] = pred
-                row = {"ratio": rho, "method": method, "seed": seed, **scores(pred, yt, bt, gt, s["min_group"])}
-                if weights is not None:
-                    saved[f"{key}/weights"] = weights
-                    row["weights"] = weight_shares(weights, y, bias)
-                table.append(row)
-                log.info("%s: worst-group %.3f average %.3f", key, row["worst_group"], row["average"])
+        for method in methods:
+            model, weights = METHODS[method](x, y, s, seed, (xv, yv), group=group, device=device)
+            pred = predict(model, xt).argmax(1)
+            key = f"{rkey}/{method}/{seed}"
+            saved[f"{key}/pred"] = pred
+            row = {"ratio": rho, "method": method, "seed": seed, **scores(pred, yt, bt, gt, s["min_group"])}
+            if weights is not None:
+                saved[f"{key}/weights"] = weights
+                row["weights"] = weight_shares(weights, y, bias)
+            table.append(row)
+            log.info("%s: worst-group %.3f average %.3f", key, row["worst_group"], row["average"])
         saved |= {f"{rkey}/test/y": yt, f"{rkey}/test/bias": bt, f"{rkey}/test/group": gt}
         saved |= {f"{rkey}/train/y": y, f"{rkey}/train/bias": bias}
     write_npz(job.output.predictions, saved)

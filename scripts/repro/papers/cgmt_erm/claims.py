@@ -15,11 +15,25 @@ from typing import Any
 
 import numpy as np
 
-from repro.reporting.claims import ClaimSpec, Interval, Measured, Test, seed_interval
+from repro.reporting.claims import (
+    ClaimSpec,
+    Interval,
+    Measured,
+    Test,
+    learning_check,
+    seed_interval,
+    skill_of,
+)
 
 Metrics = Mapping[str, Any]
 THEORY_RATE = -0.5  # finite-size corrections of the asymptotic law are O(1 / sqrt(p))
 RATE_TOL = 0.25
+LEARNING_LOSS = "logistic"  # the fits whose held-out error the learning checks compare with the class prior
+DESIGNS = ("mixture", "iid_t", "relu_features", "localized")
+
+
+def learn_id(design: str) -> str:
+    return f"learn_erm_{design}"
 
 
 def main_records(m: Metrics, design: str, reg: str = "l2") -> list[dict]:
@@ -109,7 +123,19 @@ def _ridge(m: Metrics, key: str) -> float:
     return float(m["ridge_check"][key])
 
 
+LEARNING_CHECKS = [
+    learning_check(
+        learn_id(design),
+        f"ridge-regularised logistic ERM ({design} design, largest p, main n/p)",
+        "the class prior (majority sign of the training labels)",
+        skill_of("model", section=("learning", design)),
+        error="0/1 test error (mean over replicate fits, per test point)",
+    )
+    for design in DESIGNS
+]
+
 CLAIMS = [
+    *LEARNING_CHECKS,
     ClaimSpec(
         "ridge_mean_exact",
         "check",
@@ -134,6 +160,7 @@ CLAIMS = [
             "estimated on held-out replicates (max KS over losses / (DKW + replicate noise) <= 1)",
             Test("<=", 1.0),
             lambda m, d=design: ks_ratio(m, d, "convolution"),
+            rests_on=(learn_id(design),),
         )
         for design in ("mixture", "iid_t", "relu_features", "localized")
     ],
@@ -144,6 +171,7 @@ CLAIMS = [
         "noise) > 1)",
         Test(">", 1.0),
         lambda m: ks_ratio(m, "mixture", "gaussian", np.min),
+        rests_on=(learn_id("mixture"),),
     ),
     ClaimSpec(
         "gaussian_mixture_equivalent_fits_mixture",
@@ -152,6 +180,7 @@ CLAIMS = [
         "/ (DKW + replicate noise) <= 1)",
         Test("<=", 1.0),
         lambda m: ks_ratio(m, "mixture", "gaussian_mixture"),
+        rests_on=(learn_id("mixture"),),
     ),
     ClaimSpec(
         "fixed_point_rate_mixture",
@@ -161,6 +190,7 @@ CLAIMS = [
         f"{THEORY_RATE:g} +- {RATE_TOL:g}, whole t interval over replicate groups)",
         Test("within", THEORY_RATE, abs_tol=RATE_TOL),
         fixed_point_rate,
+        rests_on=(learn_id("mixture"),),
     ),
     ClaimSpec(
         "fixed_point_test_error_mixture",
@@ -169,6 +199,7 @@ CLAIMS = [
         "test_error_tol <= 1)",
         Test("<=", 1.0),
         fixed_point_test_error_gap,
+        rests_on=(learn_id("mixture"),),
     ),
     ClaimSpec(
         "gaussian_fails_localized",
@@ -177,6 +208,7 @@ CLAIMS = [
         "replicate noise) > 1)",
         Test(">", 1.0),
         lambda m: ks_ratio(m, "localized", "gaussian", np.min),
+        rests_on=(learn_id("localized"),),
     ),
     *[
         ClaimSpec(
@@ -186,6 +218,7 @@ CLAIMS = [
             "over losses / (DKW + replicate noise) <= 1)",
             Test("<=", 1.0),
             lambda m, d=design: universality_gap(m, d),
+            rests_on=(learn_id(design),),
         )
         for design in ("iid_t", "relu_features")
     ],
@@ -196,6 +229,7 @@ CLAIMS = [
         "gap / huber.rel_tol <= 1 (worst design)",
         Test("<=", 1.0),
         surrogate_gap,
+        rests_on=(learn_id("mixture"), learn_id("localized")),
     ),
     ClaimSpec(
         "surrogate_gradient_term_matters_localized",
@@ -204,5 +238,6 @@ CLAIMS = [
         "surrogate > 1)",
         Test(">", 1.0),
         gradient_term_matters,
+        rests_on=(learn_id("localized"),),
     ),
 ]

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.stats import chi2, norm
 
 from repro.papers.cgmt_erm import fixed_point, laws
-from repro.papers.cgmt_erm.claims import CLAIMS
+from repro.papers.cgmt_erm.claims import CLAIMS, LEARNING_LOSS
 from repro.papers.cgmt_erm.store import dims, families, fit_key, read
 from repro.reporting.claims import evaluate_claims, write_claims
 from repro.reporting.registry import load_reported
@@ -24,6 +24,7 @@ from repro.workflow.io import atomic_path, write_json
 from repro.workflow.stores import open_zarr_group
 
 HIST_BINS = 80
+LEARNING_ITEMS = 2000  # held-out test points of the learning checks (paired bootstrap over items)
 
 
 def ridge_moments(X: np.ndarray, theta_star: np.ndarray, sigma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -128,10 +129,21 @@ def fold_ks(thetas: np.ndarray, X_test: np.ndarray, overlaps, folds: int) -> lis
     return out
 
 
+def learning_errors(thetas: np.ndarray, X_test: np.ndarray, y_test: np.ndarray, y_train: np.ndarray) -> dict:
+    """Per held-out test point: 0/1 error of the fits (mean over replicates) and of the trivial predictor, the
+    majority sign of the training labels (the class prior), on the first LEARNING_ITEMS test points."""
+    x, y = X_test[:LEARNING_ITEMS], y_test[:LEARNING_ITEMS]
+    majority = 1.0 if np.mean(y_train) >= 0 else -1.0
+    return {
+        "model": np.mean(y[None, :] * (thetas @ x.T) <= 0, axis=0).tolist(),
+        "trivial": (y != majority).astype(float).tolist(),
+    }
+
+
 def main(job) -> None:
     s = job.params.settings
     data = job.input.store
-    records, sweep, curves, ridge = [], [], {}, None
+    records, sweep, curves, ridge, learning = [], [], {}, None, {}
     for path in job.input.fits:
         fits_root = open_zarr_group(path)
         design = path.rsplit("/", 1)[-1].removesuffix(".zarr")
@@ -158,6 +170,8 @@ def main(job) -> None:
                     | {"ks_tolerance": tol}
                     | rec
                 )
+                if ratio == s["main_ratio"] and reg == "l2" and loss == LEARNING_LOSS and p == max(s["p"]):
+                    learning[design] = learning_errors(thetas, X_test, y_test, read(group, "y_train", data))
                 if ratio == s["main_ratio"]:
                     curves |= {f"{design}/p{p}/{loss}/{reg}/{k}": v for k, v in cur.items()}
         if "ridge_check" in fits_root:
@@ -177,6 +191,7 @@ def main(job) -> None:
         "main_ratio": s["main_ratio"],
         "huber": s["huber"],
         "test_error_tol": s["test_error_tol"],
+        "learning": learning,
     }
     write_json(job.output.metrics, metrics)
     with atomic_path(job.output.curves) as tmp:

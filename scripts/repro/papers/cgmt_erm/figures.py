@@ -73,7 +73,7 @@ def test_error_curves(metrics: dict, s: dict, path: str) -> None:
         ax.minorticks_off()
         ax.set_title(design)
         ax.set_xlabel("n / p")
-    axes[0, 0].set_ylabel("test error")
+    axes[0, 0].set_ylabel("test error (fraction misclassified)")
     axes[0, 0].legend(fontsize=6)
     plotting.save(fig, path)
 

@@ -40,24 +40,34 @@ def fit_family(X, Y, p: int, loss: str, reg: str, ratio: float, s: dict, pseudo_
     return fit_all(X, Y, n, loss, s["lam"], reg="surrogate", shift=shift)
 
 
+# Below this dimension one BLAS thread is fastest (a 50 x 50 Newton system gains nothing from more, and spare
+# threads spin); the choice depends on p alone, never on the cores a run gets, so the fits are the same bits.
+BLAS_THREADS_FROM_P = 256
+
+
 def main(job) -> None:
     s, design, data = job.params.settings, job.wildcards.design, job.input.store
-    with threadpool_limits(limits=job.threads), atomic_path(job.output.fits) as tmp:
+    with atomic_path(job.output.fits) as tmp:
         out = zarr.open_group(tmp, mode="w")
         for p in dims(s, design):
-            group = open_zarr_group(data, f"{design}/p{p}")
-            X, Y = train_arrays(group, data)
-            needed = max(math.ceil(ratio * p) for _, _, ratio in families(s, design, p))
-            if X.shape[1] < needed:
-                raise InputError(
-                    data, f"{design}/p{p} holds {X.shape[1]} samples per training set, fewer than the ratios need"
-                )
-            target, pseudo_huber = out.require_group(f"p{p}"), None
-            for loss, reg, ratio in families(s, design, p):
-                fits = fit_family(X, Y, p, loss, reg, ratio, s, pseudo_huber)
-                pseudo_huber = fits if reg == "pseudo_huber" else pseudo_huber
-                target.create_array(fit_key(loss, reg, ratio), data=fits)
+            with threadpool_limits(limits=job.threads if p >= BLAS_THREADS_FROM_P else 1):
+                fit_dimension(out, s, design, data, p)
         if design == "mixture":
             check = open_zarr_group(data, "ridge_check")
             Xf, Yf = read(check, "X", data), read(check, "Y", data)
-            out.create_array("ridge_check", data=np.stack([erm.ridge(Xf, yf, s["lam"]) for yf in Yf]))
+            with threadpool_limits(limits=job.threads if Xf.shape[1] >= BLAS_THREADS_FROM_P else 1):
+                out.create_array("ridge_check", data=np.stack([erm.ridge(Xf, yf, s["lam"]) for yf in Yf]))
+
+
+def fit_dimension(out, s: dict, design: str, data, p: int) -> None:
+    """Every family of fits of ``design`` at dimension ``p`` into group ``p<p>`` of ``out``."""
+    group = open_zarr_group(data, f"{design}/p{p}")
+    X, Y = train_arrays(group, data)
+    needed = max(math.ceil(ratio * p) for _, _, ratio in families(s, design, p))
+    if X.shape[1] < needed:
+        raise InputError(data, f"{design}/p{p} holds {X.shape[1]} samples per training set, fewer than the ratios need")
+    target, pseudo_huber = out.require_group(f"p{p}"), None
+    for loss, reg, ratio in families(s, design, p):
+        fits = fit_family(X, Y, p, loss, reg, ratio, s, pseudo_huber)
+        pseudo_huber = fits if reg == "pseudo_huber" else pseudo_huber
+        target.create_array(fit_key(loss, reg, ratio), data=fits)

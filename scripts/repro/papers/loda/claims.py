@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from repro.reporting.claims import ClaimSpec, Measured, Test, seed_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, learning_check, seed_interval, skill_of
 
 STAND_IN = "Digits stand-in (MLP pretrained on clean sklearn digits, 5 domain-incremental tasks, LoRA on every layer)"
 
@@ -28,7 +28,30 @@ def _energy_gap(m: Mapping[str, Any]) -> Measured:
     return seed_interval(np.asarray(e["new_share_isolated"], dtype=float) - np.asarray(e["new_share_null"], float))
 
 
+LEARNED = {
+    "loda": "LoDA",
+    "inflora": "the InfLoRA-style null-space method",
+    "seq_lora": "sequential LoRA",
+    "loda_no_general": "LoDA without the general branch (isolated branch at the same total rank)",
+    "loda_no_recalibration": "LoDA without recalibration",
+}
+
+
+def learn(method: str) -> str:
+    return f"learn_{method}"
+
+
 CLAIMS = [
+    *[
+        learning_check(
+            learn(method),
+            f"{name} (each task's model right after training on it)",
+            "the class prior (most frequent training digit)",
+            skill_of(method),
+            error="0/1 error on each task's test images right after that task (mean over seeds)",
+        )
+        for method, name in LEARNED.items()
+    ],
     ClaimSpec(
         "loda_isolated_is_generalised_eigenbasis",
         "check",
@@ -62,6 +85,7 @@ CLAIMS = [
         Test(">=", 0.0),
         _paired("loda", "inflora"),
         reported="outperforms",
+        rests_on=(learn("loda"), learn("inflora")),
     ),
     ClaimSpec(
         "loda_beats_sequential_lora",
@@ -70,6 +94,7 @@ CLAIMS = [
         Test(">", 0.0),
         _paired("loda", "seq_lora"),
         reported="outperforms",
+        rests_on=(learn("loda"), learn("seq_lora")),
     ),
     ClaimSpec(
         "loda_forgets_less_than_sequential_lora",
@@ -78,14 +103,17 @@ CLAIMS = [
         Test("<", 0.0),
         _paired("loda", "seq_lora", "forgetting"),
         reported="outperforms",
+        rests_on=(learn("loda"), learn("seq_lora")),
     ),
     ClaimSpec(
         "loda_general_subspace_helps",
         "paper",
-        "Ablation: removing the general branch U_G lowers A_last (LoDA minus isolation-only, paired, > 0)",
+        "Ablation at equal adapter rank: removing the general branch U_G (its rank given to the isolated branch) "
+        "lowers A_last (LoDA minus isolation-only, paired over seeds, > 0)",
         Test(">", 0.0),
         _paired("loda", "loda_no_general"),
         reported="ablations",
+        rests_on=(learn("loda"), learn("loda_no_general")),
     ),
     ClaimSpec(
         "loda_recalibration_helps",
@@ -94,6 +122,7 @@ CLAIMS = [
         Test(">", 0.0),
         _paired("loda", "loda_no_recalibration"),
         reported="ablations",
+        rests_on=(learn("loda"), learn("loda_no_recalibration")),
     ),
     ClaimSpec(
         "loda_null_bases_inactive",
@@ -103,5 +132,6 @@ CLAIMS = [
         Test(">", 0.0),
         _energy_gap,
         reported="null_space_premise",
+        rests_on=(),
     ),
 ]

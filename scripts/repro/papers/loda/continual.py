@@ -36,13 +36,14 @@ class Method:
     recalibrate: bool = True
     gao: bool = True
     isolated_from_null_space: bool = False
+    matched_rank: bool = False  # without the general branch, the isolated branch takes its rank too
 
 
 METHODS = {
     "seq_lora": Method("seq"),
     "inflora": Method("null"),
     "loda": Method("loda"),
-    "loda_no_general": Method("loda", general=False),
+    "loda_no_general": Method("loda", general=False, matched_rank=True),
     "loda_no_recalibration": Method("loda", recalibrate=False),
     "loda_no_gao": Method("loda", gao=False),
     "loda_null_isolated": Method("loda", isolated_from_null_space=True),
@@ -58,16 +59,22 @@ class SequenceResult:
     acc: np.ndarray
     energies: list[dict[str, float]]
     systems: list[dict[str, np.ndarray]]
+    # per test item of each task (in task order), right after training on that task: did it learn the task
+    learned_correct: np.ndarray | None = None
 
 
 def criterion(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(model(x), y)
 
 
-def accuracy(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
+def correct(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> np.ndarray:
     model.eval()
     with torch.no_grad():
-        return float((model(x).argmax(1) == y).float().mean())
+        return (model(x).argmax(1) == y).numpy()
+
+
+def accuracy(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
+    return float(np.mean(correct(model, x, y)))
 
 
 def batches_of(x: torch.Tensor, y: torch.Tensor, batch_size: int, seed: int) -> Callable[[int], list]:
@@ -102,6 +109,7 @@ class ContinualRun:
         """Add this task's branches to every layer; returns per-layer new-task moments and energy rows."""
         cfg, m = self.settings, self.method
         rank = cfg["rank_general"] + cfg["rank_isolated"]
+        rank_isolated = rank if m.matched_rank and not m.general else cfg["rank_isolated"]
         s_new = {n: sp.second_moment(v) for n, v in layer_inputs(self.model, self.layers, x).items()}
         rows, systems = [], {}
         for name, layer in self.layers.items():
@@ -109,15 +117,13 @@ class ContinualRun:
             if m.kind in ("seq", "joint"):
                 layer.add_branch("lora", None, rank, gen)
                 continue
-            null = sp.null_space_basis(
-                old, new, cfg["rank_isolated"] if m.kind == "loda" else rank, cfg["null_threshold"]
-            )
+            null = sp.null_space_basis(old, new, rank_isolated if m.kind == "loda" else rank, cfg["null_threshold"])
             if m.kind == "null":
                 layer.add_branch("null", null.T, rank, gen)
                 continue
             general = sp.general_basis(old, new, cfg["rank_general"])
-            isolated = sp.isolated_basis(old, new, cfg["rank_isolated"], cfg["eps"])
-            top = float(torch.linalg.eigvalsh(new)[-cfg["rank_isolated"] :].sum())
+            isolated = sp.isolated_basis(old, new, rank_isolated, cfg["eps"])
+            top = float(torch.linalg.eigvalsh(new)[-rank_isolated:].sum())
             rows.append(
                 {"task": t, "layer": name, "new_energy_top": top}
                 | {
@@ -138,9 +144,7 @@ class ContinualRun:
             if m.general:
                 layer.add_branch("general", general.T, cfg["rank_general"], gen)
             if m.isolated:
-                layer.add_branch(
-                    "isolated", (null if m.isolated_from_null_space else isolated).T, cfg["rank_isolated"], gen
-                )
+                layer.add_branch("isolated", (null if m.isolated_from_null_space else isolated).T, rank_isolated, gen)
         return s_new, rows, systems
 
     def _merge(self, s_new: dict, systems: dict) -> None:
@@ -189,6 +193,7 @@ class ContinualRun:
         acc = np.zeros((k, k))
         energies: list[dict[str, float]] = []
         systems: list[dict[str, np.ndarray]] = []
+        learned: list[np.ndarray] = []
         ckpt_dir = Path(checkpoints) if checkpoints else None
         gen = torch.Generator().manual_seed(self.seed)
         sequence = (
@@ -220,10 +225,13 @@ class ContinualRun:
             energies.extend(rows)
             systems.append({f"{layer}/{key}": v for layer, d in layer_systems.items() for key, v in d.items()})
             for i, other in enumerate(tasks):
-                acc[t, i] = accuracy(self.model, other.x_test, other.y_test)
+                hits = correct(self.model, other.x_test, other.y_test)
+                acc[t, i] = float(np.mean(hits))
+                if i == t or self.method.kind == "joint":
+                    learned.append(hits)
         if self.method.kind == "joint":
             acc[:] = acc[0]
-        return SequenceResult(acc, energies, systems)
+        return SequenceResult(acc, energies, systems, np.concatenate(learned))
 
 
 __all__ = ["METHODS", "ContinualRun", "LoRALinear", "SequenceResult", "Task"]

@@ -32,6 +32,18 @@ def method_metrics(runs: dict[str, np.ndarray], methods: list[str], seeds: list[
     return out
 
 
+def learning_errors(runs: dict[str, np.ndarray], methods: list[str], seeds: list[int]) -> dict:
+    """Per test item of every task: each method's 0/1 error right after training on that task (mean over
+    seeds: did it learn the task, before any forgetting) and the class prior's (the most frequent training
+    label of the task sequence, predicted for every item)."""
+    y = runs["test/y"]
+    prior = int(np.argmax(np.bincount(runs["train/y"])))
+    out = {"trivial": (y != prior).astype(float).tolist()}
+    for m in methods:
+        out[m] = (1.0 - np.mean([runs[f"{m}/{s}/learned_correct"] for s in seeds], axis=0)).tolist()
+    return out
+
+
 def exact_checks(systems: dict[str, np.ndarray], rank: int, eps: float) -> dict:
     """Against scipy: principal angles of U_I to eigh(S_new, S_old + eps I)'s top vectors, U_G's
     orthonormality, and the normal-equation residual of each recalibration."""
@@ -79,6 +91,7 @@ def main(job) -> None:
     runs = read_npz(job.input.runs)
     metrics = {
         "methods": method_metrics(runs, meta["methods"], meta["seeds"]),
+        "learning": learning_errors(runs, meta["methods"], meta["seeds"]),
         "energy": energy_summary(pd.read_parquet(job.input.energies), meta["seeds"]),
         "checks": exact_checks(read_npz(job.input.systems), lora["rank_isolated"], lora["eps"]),
         "accuracy_matrix": {

@@ -12,7 +12,11 @@ from repro.workflow.io import read_json
 def accuracy(metrics: dict, path: str) -> None:
     methods = list(metrics["methods"])
     fig, axes = subplots(1, 2, width=4.2)
-    for ax, key, label in zip(axes[0], ("a_last", "forgetting"), ("A_last (all tasks, after the last)", "forgetting")):
+    for ax, key, label in zip(
+        axes[0],
+        ("a_last", "forgetting"),
+        ("A_last (fraction correct, all tasks after the last)", "forgetting (drop in fraction correct)"),
+    ):
         values = [np.asarray(metrics["methods"][m][key], dtype=float) for m in methods]
         ax.bar(range(len(methods)), [np.nanmean(v) for v in values], yerr=[np.nanstd(v) for v in values], capsize=2)
         ax.set_xticks(range(len(methods)), methods, rotation=60, ha="right", fontsize=6)
@@ -38,7 +42,7 @@ def accuracy_matrices(metrics: dict, path: str) -> None:
     fig, axes = subplots(1, len(names), width=2.0, height=2.2)
     for ax, name in zip(axes[0], names):
         ax.imshow(np.asarray(metrics["accuracy_matrix"][name]), vmin=0, vmax=1, cmap="viridis")
-        ax.set(title=name, xlabel="task", ylabel="after task")
+        ax.set(title=name, xlabel="evaluated task (index)", ylabel="after training task (index)")
     save(fig, path)
 
 

@@ -7,7 +7,39 @@ the paper), so a basis's capacity for a task is tr(U^T S U).
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from collections import OrderedDict
+
 import torch
+
+_CACHE: OrderedDict = OrderedDict()
+CACHE_SIZE = 256
+
+
+def _digest(t: torch.Tensor) -> str:
+    return hashlib.blake2b(t.detach().contiguous().numpy().tobytes(), digest_size=16).hexdigest()
+
+
+def memoised(fn):
+    """Reuse a basis computed from the very same moments: the first layer sees raw pixels, whose moments are the
+    same for every method of a seed, and its eigendecompositions (d x d, d the pixel count) dominate the cost.
+    Keyed by the bytes of the tensors and the other arguments, so a hit returns what the call would compute."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        parts = (*args, *sorted(kwargs.items()))
+        key = (fn.__name__, *(_digest(a) if isinstance(a, torch.Tensor) else a for a in parts))
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key].clone()
+        out = fn(*args, **kwargs)
+        _CACHE[key] = out.clone()
+        if len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
+        return out
+
+    return wrapper
 
 
 def second_moment(x: torch.Tensor) -> torch.Tensor:
@@ -29,11 +61,13 @@ def top_eigenvectors(s: torch.Tensor, r: int) -> torch.Tensor:
     return vecs[:, -r:].flip(1)
 
 
+@memoised
 def general_basis(s_old: torch.Tensor, s_new: torch.Tensor, r: int) -> torch.Tensor:
     """U_G: the r directions of largest old + new energy, argmax tr(U^T (S_old + S_new) U) over orthonormal U."""
     return top_eigenvectors(s_old + s_new, r)
 
 
+@memoised
 def isolated_basis(s_old: torch.Tensor, s_new: torch.Tensor, r: int, eps: float) -> torch.Tensor:
     """U_I: maximiser of tr(U^T S_new U) / tr(U^T S_old U) (generalised Rayleigh quotient), unit-norm columns.
 
@@ -47,6 +81,7 @@ def isolated_basis(s_old: torch.Tensor, s_new: torch.Tensor, r: int, eps: float)
     return u / u.norm(dim=0, keepdim=True)
 
 
+@memoised
 def null_space_basis(s_old: torch.Tensor, s_new: torch.Tensor, r: int, threshold: float) -> torch.Tensor:
     """InfLoRA-style bases: the leading new-task directions inside the null space of the old tasks' inputs.
 

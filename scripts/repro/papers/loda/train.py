@@ -76,10 +76,13 @@ def main(job) -> None:
             run = ContinualRun(copy.deepcopy(backbone), method, s["lora"], seed, x_clean)
             result = run.run(tasks, ckpt, fingerprint)
             arrays[f"{method}/{seed}/acc"] = result.acc
+            arrays[f"{method}/{seed}/learned_correct"] = result.learned_correct
             energy_rows += [r | {"method": method, "seed": seed} for r in result.energies]
             if method == "loda" and seed == s["seeds"][0]:
                 systems = {f"task{t}/{k}": v for t, d in enumerate(result.systems) for k, v in d.items()}
             log.info("%s seed %d: final accuracy %.3f", method, seed, result.acc[-1].mean())
+    arrays["test/y"] = torch.cat([t.y_test for t in tasks]).numpy()
+    arrays["train/y"] = torch.cat([t.y_train for t in tasks]).numpy()
     write_npz(job.output.runs, arrays)
     write_npz(job.output.systems, systems)
     with atomic_path(job.output.energies) as tmp:

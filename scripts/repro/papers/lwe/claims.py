@@ -7,7 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from repro.reporting.claims import ClaimSpec, Interval, Measured, Test, bootstrap_interval
+from repro.reporting.claims import (
+    ClaimSpec,
+    Interval,
+    Measured,
+    Test,
+    bootstrap_interval,
+    learning_check,
+    skill_of,
+)
+
+LEARNED = ("learn_distinguisher",)
 
 
 def _fitted(m: Mapping[str, Any], name: str) -> Measured:
@@ -64,14 +74,32 @@ CLAIMS = [
         lambda m: m["identities"]["reduced_error_std_ratio"],
         scales=("smoke",),
     ),
+    learning_check(
+        "learn_distinguisher",
+        "the MLP distinguisher at the largest (N, r) of the grid",
+        "a random ranking of the cruel coordinates (the exhaustive search's order)",
+        skill_of("model"),
+        error="mean rank of a secret's true cruel bits among the cruel coordinates (0 = first), per secret",
+    ),
+    ClaimSpec(
+        "lwe_cruel_cool_profile",
+        "check",
+        "Cruel/cool profile of the embedded default (by construction: the weak LLL, delta 0.7 at n = 40, is "
+        "chosen to leave the incomplete reduction that BKZ leaves at n >= 256): Spearman rank correlation of "
+        "column std with column index < -0.5",
+        Test("<", -0.5),
+        lambda m: m["column_spearman"],
+        scales=("smoke",),
+    ),
     ClaimSpec(
         "lwe_cruel_cool_split",
         "paper",
-        "Cruel/cool split: the std of the reduced columns decreases along the columns (Spearman rank correlation of "
-        "column std with column index < -0.5). Small-scale stand-in: a weak LLL (delta 0.7) at n = 40 reproduces the "
-        "incomplete reduction that BKZ leaves at n >= 256",
+        "Cruel/cool split of the published BKZ-reduced samples: the std of the reduced columns decreases along "
+        "the columns (Spearman rank correlation of column std with column index < -0.5)",
         Test("<", -0.5),
         lambda m: m["column_spearman"],
+        scales=("full",),
+        rests_on=(),
     ),
     ClaimSpec(
         "lwe_stepwise_recovers_cool_bits",
@@ -80,6 +108,7 @@ CLAIMS = [
         "(bootstrap interval over secrets)",
         Test(">=", 0.9),
         lambda m: _success(m, "stepwise"),
+        rests_on=(),
     ),
     ClaimSpec(
         "lwe_stepwise_beats_per_column",
@@ -88,6 +117,7 @@ CLAIMS = [
         "(success-rate difference > 0, paired bootstrap over secrets)",
         Test(">", 0.0),
         _stepwise_gain,
+        rests_on=(),
     ),
     ClaimSpec(
         "lwe_attempts_fall_with_dataset_size",
@@ -96,13 +126,18 @@ CLAIMS = [
         "paper's transformer): fitted b < 0 (bootstrap interval over secrets)",
         Test("<", 0.0),
         lambda m: _fitted(m, "slope_log_n"),
+        rests_on=LEARNED,
     ),
     ClaimSpec(
         "lwe_attempts_fall_with_repetition",
         "paper",
-        "Same fit: repeating the examples r times lowers the attempts, fitted c < 0 (bootstrap interval over secrets)",
+        "Repetition at a fixed training budget: among grid points with the same number of examples seen N r, "
+        "fewer examples repeated more often need fewer attempts (slope of log attempts on log r within each "
+        "budget, one intercept per budget, < 0; bootstrap interval over secrets), so that repetition is not "
+        "confounded with extra epochs",
         Test("<", 0.0),
-        lambda m: _fitted(m, "slope_log_r"),
+        lambda m: _fitted(m, "slope_log_r_fixed_budget"),
+        rests_on=LEARNED,
     ),
     ClaimSpec(
         "lwe_model_beats_exhaustive",
@@ -111,6 +146,7 @@ CLAIMS = [
         "supports (mean log-attempt saving > 0, paired bootstrap over secrets)",
         Test(">", 0.0),
         _model_gain,
+        rests_on=LEARNED,
     ),
     ClaimSpec(
         "lwe_highest_weight_recovered_n256",
@@ -121,5 +157,6 @@ CLAIMS = [
         lambda m: m["recovered"]["highest_h"],
         reported="max_hamming_weight_recovered_n256_logq20",
         scales=("full",),
+        rests_on=LEARNED,
     ),
 ]

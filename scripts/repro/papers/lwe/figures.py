@@ -17,7 +17,11 @@ def profile_figure(m: dict, path: str) -> None:
     cruel[m["cruel_columns"]] = True
     ax.bar(np.flatnonzero(cruel), ratio[cruel], color="#D55E00", label="cruel")
     ax.bar(np.flatnonzero(~cruel), ratio[~cruel], color="#0072B2", label="cool")
-    ax.set(xlabel="column of R A", ylabel="std / uniform std", title=f"Spearman {m['column_spearman']:.2f}")
+    ax.set(
+        xlabel="column of R A (index)",
+        ylabel="column std / uniform std (ratio)",
+        title=f"Spearman {m['column_spearman']:.2f}",
+    )
     ax.legend()
     ax = axes[0][1]
     rows = m["cool_recovery"]
@@ -40,11 +44,16 @@ def attempts_figure(m: dict, path: str) -> None:
     ax.set(
         xscale="log",
         yscale="log",
-        xlabel="unique training samples N",
-        ylabel="attempts (geometric mean over secrets)",
+        xlabel="unique training samples N (count)",
+        ylabel="attempts (count, geometric mean over secrets)",
         title=f"b = {fit['slope_log_n']['value']:.2f}, c = {fit['slope_log_r']['value']:.2f}",
     )
-    ax.legend()
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
+    ax.legend(title="repetitions r", fontsize=7)
     save(fig, path)
 
 

@@ -14,11 +14,13 @@ METHOD_COLOURS = {
     "vnc": plotting.PALETTE[1],
     "nmnc": plotting.PALETTE[0],
     "random": plotting.PALETTE[2],
+    "readout": plotting.PALETTE[3],
 }
+LABELS = {"random": "random subspace", "readout": "readout only (hidden frozen)"}
 
 
 def label(method: str) -> str:
-    return "random subspace" if method == "random" else method.upper()
+    return LABELS.get(method, method.upper())
 
 
 def errorbars(ax, x, values: np.ndarray, method: str) -> None:
@@ -46,7 +48,7 @@ def alignment(runs: dict, path: str) -> None:
         ax.semilogx(ks, rand.mean(0), "s--", color=METHOD_COLOURS["random"], ms=3, label="random subspace")
         ax.semilogx(ks, np.array(ks) / layers[li]["n"], "k:", lw=1, label="k / n")
         ax.set_xlabel("subspace dimension k")
-        ax.set_ylabel("captured Jacobian energy")
+        ax.set_ylabel("captured Jacobian energy (fraction)")
         ax.set_title(f"hidden layer {li + 1} (n = {layers[li]['n']})")
     axes[0][0].legend(frameon=False)
     plotting.save(fig, path)
@@ -62,8 +64,8 @@ def cosines(runs: dict, budgets: list[int], path: str) -> None:
             )
             errorbars(ax, budgets, values, method)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("forward passes per sample")
-        ax.set_ylabel("cosine with true gradient")
+        ax.set_xlabel("forward passes per sample (count)")
+        ax.set_ylabel("cosine with true gradient (median)")
         ax.set_title(f"hidden layer {li + 1}")
     axes[0][0].legend(frameon=False)
     plotting.save(fig, path)
@@ -77,8 +79,8 @@ def learning(runs: dict, path: str) -> None:
         passes = np.array(runs["runs"][0]["learning"][method]["forward_passes"])
         errorbars(ax, passes, curves, method)
     ax.set_xscale("log")
-    ax.set_xlabel("forward passes (all samples)")
-    ax.set_ylabel("validation accuracy")
+    ax.set_xlabel("forward passes (count, all samples)")
+    ax.set_ylabel("validation accuracy (fraction)")
     ax.legend(frameon=False)
     plotting.save(fig, path)
 
@@ -91,9 +93,13 @@ def dimension(metrics: dict, path: str) -> None:
     ax.loglog(widths, pr.mean(0), "o-", color=METHOD_COLOURS["nmnc"], ms=3, label="participation ratio")
     ax.loglog(widths, pr.mean(0)[0] * widths / widths[0], "k:", lw=1, label="linear in width")
     ax.loglog(widths, pr.mean(0)[0] * np.sqrt(widths / widths[0]), "k--", lw=0.8, label="slope 1/2")
+    ax.minorticks_off()
     ax.set_xticks(widths, [str(int(w)) for w in widths])
-    ax.set_xlabel("hidden width")
-    ax.set_ylabel("participation ratio (last hidden layer)")
+    ticks = np.unique(np.round(np.geomspace(pr.min(), pr.mean(0)[0] * widths[-1] / widths[0], 5), 1))
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax.set_xlabel("hidden width (units)")
+    ax.set_ylabel("participation ratio (dimensions)")
+    ax.set_title("last hidden layer; widths up to the input dimension", fontsize=8)
     ax.legend(frameon=False)
     plotting.save(fig, path)
 

@@ -16,7 +16,7 @@ from torch.nn import functional as F
 from repro.learning.smallnets import MLP
 from repro.papers.nmnc.nc import estimate_activity_gradient, random_basis, top_components
 
-METHODS = ("bp", "vnc", "nmnc", "random")
+METHODS = ("bp", "vnc", "nmnc", "random", "readout")
 
 
 class NoiseCorrelationMLP(nn.Module):
@@ -71,6 +71,9 @@ class NoiseCorrelationMLP(nn.Module):
         with torch.no_grad():
             acts = self.net.activations(x)
         total = F.cross_entropy(self.net.head(acts[-1]), y)
+        if method == "readout":  # the baseline: hidden layers stay at their initialisation, only the readout learns
+            self.updates += 1
+            return total
         inputs = [x.flatten(1), *acts[:-1]]
         for li, layer in enumerate(self.net.hidden_layers):
             basis = None
@@ -87,4 +90,6 @@ class NoiseCorrelationMLP(nn.Module):
 def forward_passes(method: str, n_hidden: int, n_perturb: int) -> int:
     """Forward passes per sample and update: one clean pass plus n_perturb per hidden layer (partial passes
     from the layer upward counted as whole ones); backprop counts its forward and backward pass as two."""
+    if method == "readout":
+        return 1
     return 2 if method == "bp" else 1 + n_hidden * n_perturb

@@ -166,7 +166,13 @@ def learn(method: str, data, s: dict, seed: int, device=None) -> dict:
         "val_accuracy": [1.0 - h["val"] for h in result.history],
         "forward_passes": [per_update * n * (e + 1) for e in range(len(result.history))],
         "test_accuracy": accuracy(predict(model, data["test"].x), data["test"].y),
+        "test_correct": correct(model, data["test"]),
     }
+
+
+def correct(model, split) -> list[int]:
+    """Per test item: 1 where ``model`` classifies it right (the learning checks' paired errors)."""
+    return (predict(model, split.x).argmax(1) == split.y).astype(int).tolist()
 
 
 def recurrent(data, s: dict, seed: int, device) -> dict:
@@ -190,7 +196,8 @@ def recurrent(data, s: dict, seed: int, device) -> dict:
     model.cpu()
     torch.manual_seed(seed)
     out = measure(model, rows["train"], data["train"].y, s)
-    return out | {"test_accuracy": accuracy(predict(model, rows["test"]), data["test"].y)}
+    hits = (predict(model, rows["test"]).argmax(1) == data["test"].y).astype(int).tolist()
+    return out | {"test_accuracy": accuracy(predict(model, rows["test"]), data["test"].y), "test_correct": hits}
 
 
 def unbiased_check(s: dict, seed: int) -> float:
@@ -223,6 +230,7 @@ def run_all(job) -> None:
         run = {
             "seed": seed,
             "pretrained_test_accuracy": accuracy(predict(net, data["test"].x), data["test"].y),
+            "pretrained_test_correct": correct(net, data["test"]),
             "alignment": alignment(net, data, s),
             "cosines": gradient_cosines(net, data, s, seed),
             "learning": {m: learn(m, data, s, seed, device) for m in s["learn"]["methods"]},
@@ -235,6 +243,7 @@ def run_all(job) -> None:
             widths[str(width)] = {
                 "participation_ratio": [nc.participation_ratio(a) for a in acts],
                 "twonn": [nc.twonn_dimension(a) for a in acts],
+                "test_correct": correct(wide, data["test"]),
             }
         run["widths"] = widths
         run["rnn"] = recurrent(data, s, seed, device)
@@ -247,5 +256,7 @@ def run_all(job) -> None:
             "unbiased_cosine": unbiased_check(s, s["seeds"][0]),
             "n_train": len(data["train"].y),
             "n_in": n_in,
+            "test_labels": data["test"].y.tolist(),
+            "prior_class": int(np.argmax(np.bincount(data["train"].y))),
         },
     )

@@ -2,7 +2,10 @@
 
 Methods: ``source_only`` (no adaptation), ``self_training`` (naive pseudo-labelling: EMA teacher labels, student
 on weak augmentations, every sample weighted alike), ``feature_alignment`` (the target feature mean and variance
-pulled onto the stored source statistics, head frozen; source-free feature restoration), ``ddg`` (DDG-SFDA:
+pulled onto the stored source statistics, head frozen; source-free feature restoration), ``tasfar`` (TASFAR-style,
+He et al. 2023: the source model's uncertainty on augmentations picks its confident target predictions, whose
+histogram is the target label density map; each sample's pseudo-label is the posterior mean of that map times a
+Gaussian around its prediction, weighted by the posterior's precision, fixed once and fitted), ``ddg`` (DDG-SFDA:
 density-refined, entropy-weighted pseudo-labels plus the auxiliary discretized-distribution head), its
 ablations ``ddg_no_aux`` and ``ddg_no_weight``, and ``oracle`` (fine-tuned on target labels, reference only).
 Adaptation keeps the last epoch's weights (fixed epochs: no target label may select a model).
@@ -18,10 +21,19 @@ import torch
 import torch.nn.functional as F
 
 from repro.learning.training import epoch_rng, train
-from repro.papers.sfda_regression.density import instance_histograms, refine, soft_bins
+from repro.papers.sfda_regression.density import bin_centres, instance_histograms, refine, soft_bins
 from repro.papers.sfda_regression.model import Regressor, TeacherStudent
 
-METHODS = ("source_only", "self_training", "feature_alignment", "ddg", "ddg_no_aux", "ddg_no_weight", "oracle")
+METHODS = (
+    "source_only",
+    "self_training",
+    "feature_alignment",
+    "tasfar",
+    "ddg",
+    "ddg_no_aux",
+    "ddg_no_weight",
+    "oracle",
+)
 
 
 @dataclass
@@ -90,6 +102,31 @@ def feature_statistics(model: Regressor, x: torch.Tensor) -> tuple[torch.Tensor,
     return z.mean(0), z.var(0)
 
 
+def tasfar_labels(model: Regressor, x: torch.Tensor, cfg: dict) -> tuple[torch.Tensor, torch.Tensor]:
+    """TASFAR-style pseudo-labels and weights from the source model alone (computed once, before adapting).
+
+    Uncertainty: the spread of the predictions over weak augmentations (at least half a bin). The samples at or
+    below the median uncertainty are the confident ones; the soft histogram of their predictions is the label
+    density map. Each sample's posterior over the bins is the map times a Gaussian around its prediction with
+    its uncertainty; the pseudo-label is the posterior mean, the weight the posterior's precision (mean 1)."""
+    bins = cfg["bins"]
+    centres = bin_centres(bins)
+    with torch.no_grad():
+        pred = model(x)[0]
+        aug = torch.stack(
+            [model(augment(x, cfg["aug_noise"], cfg["aug_jitter"]))[0] for _ in range(cfg["augmentations"])]
+        )
+    sigma = aug.std(0).clamp_min(0.5 / bins)
+    confident = sigma <= sigma.median()
+    density = soft_bins(pred[confident].clamp(0.0, 1.0), bins).mean(0)
+    log_post = -((centres - pred[:, None]) ** 2) / (2 * sigma[:, None] ** 2) + torch.log(density.clamp_min(1e-12))
+    post = torch.softmax(log_post, dim=1)
+    label = post @ centres
+    var = (post @ centres**2 - label**2).clamp_min(1e-8)
+    weight = 1.0 / var
+    return label, weight / weight.mean()
+
+
 def adapt(
     source: Regressor,
     method: str,
@@ -116,6 +153,9 @@ def adapt(
     if method == "feature_alignment":
         params = list(student.features.parameters())
         mu_s, var_s = source_stats
+    if method == "tasfar":
+        torch.manual_seed(seed)
+        fixed_label, fixed_weight = tasfar_labels(source, x, cfg)
 
     def pseudo_labels() -> tuple[torch.Tensor, ...]:
         teacher = pair.teacher
@@ -139,6 +179,8 @@ def adapt(
             return [(x[i], y[i]) for i in idx]
         if method == "feature_alignment":
             return [(x[i],) for i in idx]
+        if method == "tasfar":
+            return [(x[i], fixed_label[i], fixed_weight[i]) for i in idx]
         label, weight, hist = pseudo_labels()
         return [(x[i], label[i], weight[i], hist[i]) for i in idx]
 
@@ -148,6 +190,10 @@ def adapt(
         if method == "feature_alignment":
             z = m.student(batch[0])[2]
             return ((z.mean(0) - mu_s) ** 2).mean() + ((z.var(0) - var_s) ** 2).mean()
+        if method == "tasfar":
+            xb, label, weight = batch
+            pred = m.student(augment(xb, cfg["aug_noise"], cfg["aug_jitter"]))[0]
+            return (weight * (pred - label).abs()).sum() / weight.sum().clamp_min(1e-8)
         m.ema(cfg["ema"])
         xb, label, weight, hist = batch
         pred, logits, _ = m.student(augment(xb, cfg["aug_noise"], cfg["aug_jitter"]))

@@ -1,5 +1,7 @@
 """Stage: DDG-SFDA's metrics (target MAE in target units, feature compactness, histogram checks, uncertainty
-calibration, same-domain stability) per transfer, method and seed, then its claims."""
+calibration, same-domain stability) per transfer, method and seed, the per-item absolute errors of the learning
+checks (each method on the claim transfer's target test set, mean over seeds, against the source labels'
+mean), then its claims."""
 
 from __future__ import annotations
 
@@ -60,17 +62,21 @@ def summarise(runs: dict, meta: dict, settings: dict) -> dict:
                     )
                     for k in keys
                 ]
-        out["transfers"][name] = {
-            "target": transfer["target"],
-            "shift": transfer["shift"],
-            "span": span,
-            "methods": rows,
-        }
+        out["transfers"][name] = {k: v for k, v in transfer.items() if k not in ("low",)} | {"methods": rows}
     out["checks"] = histogram_checks(runs, ddg_keys, bins) if ddg_keys else {}
+    claim = settings["claim_transfer"]
+    y, mean = runs[f"{claim}/y_test"], float(runs[f"{claim}/y_source_mean"])
+    out["learning"] = {"trivial": (np.abs(y - mean) * meta["transfers"][claim]["span"]).tolist()}
+    for method in out["transfers"][claim]["methods"]:
+        preds = [runs[f"{claim}/{method}/{seed}/pred"] for seed in meta["seeds"]]
+        out["learning"][method] = (
+            np.mean([np.abs(p - y) for p in preds], axis=0) * meta["transfers"][claim]["span"]
+        ).tolist()
     same = out["transfers"][settings["sanity_transfer"]]["methods"]
     base = np.asarray(same["source_only"]["mae"], dtype=float)
     out["same_domain_relative_change"] = ((np.asarray(same["ddg"]["mae"], dtype=float) - base) / base).tolist()
     out["claim_transfer"] = settings["claim_transfer"]
+    out["readers"] = meta.get("readers", {})
     return out
 
 

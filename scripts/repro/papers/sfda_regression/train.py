@@ -18,7 +18,7 @@ from repro.learning.smallnets import MLP
 from repro.learning.training import fingerprint_of
 from repro.papers.sfda_regression.adapt import adapt, feature_statistics, train_source
 from repro.papers.sfda_regression.model import Regressor
-from repro.papers.sfda_regression.tasks import build_pair
+from repro.papers.sfda_regression.tasks import build_benchmark_pair, build_pair, same_domain
 from repro.workflow.io import write_json, write_npz
 
 log = logging.getLogger(__name__)
@@ -42,14 +42,19 @@ def main(job) -> None:
     arrays, meta = {}, {"transfers": {}, "methods": s["methods"], "seeds": s["seeds"]}
     cfg = s["adapt"]
     for name, transfer in s["transfers"].items():
-        pair = build_pair(job.input.images, s["source"], transfer, tuple(s["angles"]), s["data_seed"])
+        if "dataset" in transfer:
+            pair, record = build_benchmark_pair(s, transfer, s["data_seed"])
+            meta.setdefault("readers", {})[name] = record
+        else:
+            pair = build_pair(job.input.images, s["source"], transfer, tuple(s["angles"]), s["data_seed"])
         xs, ys = torch.as_tensor(pair.x_source), torch.as_tensor(pair.y_source)
         xt, yt = torch.as_tensor(pair.x_target), torch.as_tensor(pair.y_target)
         xe = torch.as_tensor(pair.x_test)
         meta["transfers"][name] = transfer | {"low": pair.low, "span": pair.span}
         arrays[f"{name}/y_test"] = pair.y_test
         arrays[f"{name}/y_target"] = pair.y_target
-        methods = s["methods"] if transfer["shift"] != "none" else ["source_only", "ddg"]
+        arrays[f"{name}/y_source_mean"] = np.float32(pair.y_source.mean())
+        methods = ["source_only", "ddg"] if same_domain(transfer) else s["methods"]
         for seed in s["seeds"]:
             model = make_model(xs.shape[1], s, seed)
             tag = f"{name}_{seed}"

@@ -25,6 +25,25 @@ def per_run(acc: np.ndarray) -> dict[str, list[float]]:
     }
 
 
+def learning_errors(runs: dict[str, np.ndarray], meta: dict, main_name: str) -> dict:
+    """Per test item of every task: 0/1 error of the global model right after that task (mean over seeds) for
+    FedAvg, SPECIAL at the main mu and SPECIAL at both ends of each sweep (pooled), and the class prior's."""
+    y = runs["test/y"]
+    prior = int(np.argmax(np.bincount(runs["train/y"])))
+    out = {"trivial": (y != prior).astype(float).tolist()}
+    main = meta["groups"]["main"]["variants"]
+    for name in ("fedavg", main_name):
+        out[name] = (1.0 - runs["main/learned"][main.index(name)].mean(0)).tolist()
+    for key in ("per_round", "rounds", "local_epochs"):
+        groups = [g for g in meta["groups"] if g.startswith(f"{key}=")]
+        if groups:
+            errors = [
+                1.0 - runs[f"{g}/learned"][meta["groups"][g]["variants"].index("special")].mean(0) for g in groups
+            ]
+            out[f"sweep_{key}"] = np.mean(errors, axis=0).tolist()
+    return out
+
+
 def summarise(runs: dict[str, np.ndarray], meta: dict, settings: dict) -> dict:
     main = meta["groups"]["main"]["variants"]
     acc = runs["main/acc"]
@@ -44,6 +63,7 @@ def summarise(runs: dict[str, np.ndarray], meta: dict, settings: dict) -> dict:
         sweeps[key] = rows
     mu0 = main.index("special_mu0")
     return {
+        "learning": learning_errors(runs, meta, main_name),
         "methods": methods,
         "main_method": main_name,
         "mu_values": [0.0, *map(float, settings["mu"])],

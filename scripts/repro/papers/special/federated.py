@@ -70,6 +70,7 @@ class PopulationResult:
     acc: np.ndarray
     grad_norm: np.ndarray
     residual: np.ndarray
+    learned: np.ndarray | None = None  # [v, s, item]: correct on task t's test items right after task t
 
 
 def dirichlet_partition(labels: np.ndarray, clients: int, alpha: float, rng: np.random.Generator) -> list[np.ndarray]:
@@ -151,10 +152,14 @@ class Population:
         total = self._losses(leaves, x, y, w, anchor, prox).sum()
         return dict(zip(leaves, torch.autograd.grad(total, list(leaves.values()))))
 
-    def accuracy(self, params: Params, task: Task) -> np.ndarray:
+    def correct(self, params: Params, task: Task) -> np.ndarray:
+        """Per run and test item of ``task``: whether the run's global model classifies it right."""
         with torch.no_grad():
             logits = self._logits(params, task.x_test.expand(len(self.members), *task.x_test.shape))
-            return (logits.argmax(-1) == task.y_test).float().mean(1).numpy()
+            return (logits.argmax(-1) == task.y_test).numpy()
+
+    def accuracy(self, params: Params, task: Task) -> np.ndarray:
+        return self.correct(params, task).mean(1)
 
     def grad_norm(self, params: Params, task: Task) -> np.ndarray:
         """Per run: norm of the gradient of the global model's loss on the current task (its first
@@ -213,6 +218,7 @@ class Population:
         mu = torch.tensor([v.mu for v, _ in members])
         prox = torch.tensor([v.client_mu for v, _ in members]).repeat_interleave(p.per_round)
         acc = np.zeros((len(members), len(tasks), len(tasks)))
+        learned = []
         norms = np.zeros((len(members), len(tasks), p.rounds))
         residual = np.zeros(len(members))
         empty = (tasks[0].x_train[:0], tasks[0].y_train[:0])
@@ -247,7 +253,10 @@ class Population:
                 params = new
                 norms[:, t, r] = self.grad_norm(params, task)
             for i, other in enumerate(tasks):
-                acc[:, t, i] = self.accuracy(params, other)
+                hits = self.correct(params, other)
+                acc[:, t, i] = hits.mean(1)
+                if i == t:
+                    learned.append(hits)
             task_anchor = {k: v.clone() for k, v in params.items()}
             for m, (v, s) in enumerate(members):
                 if v.replay_per_client > 0:
@@ -258,6 +267,7 @@ class Population:
             acc.reshape(*shape, len(tasks), len(tasks)),
             norms.reshape(*shape, len(tasks), p.rounds),
             residual.reshape(shape),
+            np.concatenate(learned, axis=1).reshape(*shape, -1),
         )
 
 

@@ -16,7 +16,7 @@ def accuracy_matrices(metrics: dict, path: str) -> None:
     for ax, name in zip(axes[0], names):
         a = np.asarray(metrics["final_accuracy_matrix"][name])
         ax.imshow(a, vmin=0, vmax=1, cmap="viridis")
-        ax.set(title=name, xlabel="evaluated task", ylabel="after task")
+        ax.set(title=name, xlabel="evaluated task (index)", ylabel="after training task (index)")
         for (j, i), v in np.ndenumerate(a):
             ax.text(i, j, f"{v:.2f}", ha="center", va="center", fontsize=5, color="w")
     save(fig, path)
@@ -31,7 +31,7 @@ def bwt_sweeps(metrics: dict, path: str) -> None:
         ax.set(xlabel=AXES[key], xscale="log")
         ax.set_xticks(rows["values"], [str(v) for v in rows["values"]])
         ax.minorticks_off()
-    axes[0][0].set_ylabel("SPECIAL backward transfer")
+    axes[0][0].set_ylabel("SPECIAL backward transfer (change in fraction correct)")
     save(fig, path)
 
 
@@ -41,7 +41,10 @@ def gradient_norm(metrics: dict, path: str) -> None:
     for name in ("fedavg", metrics["main_method"], "fedprox", "replay"):
         g = np.asarray(metrics["grad_norm_mean"][name]).reshape(-1)
         ax.semilogy(np.arange(1, g.size + 1), g, label=name)
-    ax.set(xlabel="communication round (tasks in sequence)", ylabel="||grad F(w_t)|| on the current task")
+    ax.set(
+        xlabel="communication round (count, tasks in sequence)",
+        ylabel="||grad F(w_t)|| on the current task (loss units)",
+    )
     ax.legend()
     save(fig, path)
 

@@ -58,7 +58,7 @@ def initial_parameters(in_dim: int, hidden: list[int], classes: int, seed: int) 
 
 def run_group(model, protocol: Protocol, variants: list[Variant], seeds: list[int], tasks, inits) -> dict:
     result = Population(model, protocol, variants, seeds).run(tasks, inits)
-    return {"acc": result.acc, "grad_norm": result.grad_norm, "residual": result.residual}
+    return {"acc": result.acc, "grad_norm": result.grad_norm, "residual": result.residual, "learned": result.learned}
 
 
 def main(job) -> None:
@@ -83,6 +83,8 @@ def main(job) -> None:
             write_npz(done, out)
         arrays |= {f"{name}/{k}": v for k, v in out.items()}
         meta["groups"][name] = {"variants": [v.name for v in variants], "protocol": vars(protocol)}
+    arrays["test/y"] = torch.cat([t.y_test for t in tasks]).numpy()
+    arrays["train/y"] = torch.cat([t.y_train for t in tasks]).numpy()
     write_npz(job.output.runs, arrays)
     write_json(job.output.meta, meta)
     shutil.rmtree(ckpt, ignore_errors=True)

@@ -1,6 +1,7 @@
 """Stage: simulated cohorts (every scenario and seed) and the real cohorts shipped in scikit-survival.
 
-- simulated.npz: ``{scenario}__s{seed}__{x,time,event}``, training cohorts of the simulation design;
+- simulated.npz: ``{scenario}__s{seed}__{x,time,event}``, training cohorts of the simulation design, and for the
+  scenarios models are fitted to ``{scenario}__s{seed}__test__{x,time,event}``, an uncensored held-out cohort;
 - real.npz: ``{dataset}__{x,time,event,features}`` for ACTG 320 (``load_aids``) and GBSG2, categorical
   columns as numbers (numeric category labels as their value, others as codes);
 - manifest.json: seeds, settings, the scikit-survival version and the data licence, sha256 of each file.
@@ -48,13 +49,20 @@ def main(job) -> None:
 
     settings = job.params.settings
     sim = settings["simulation"]
-    cohorts = {}
+    cohorts, tests = {}, {}
     for cfg in settings["scenarios"]:
         sc = scenario_from(cfg)
         for seed in settings["seeds"]:
-            rng = np.random.default_rng([int(settings["data_seed"]), int(seed), len(cohorts)])
-            drawn = sample(rng, sc, sim["n"], sim["baseline_hazard"], sim["clip"], sim["censor_max"])
+            stream = [int(settings["data_seed"]), int(seed), len(cohorts)]
+            drawn = sample(
+                np.random.default_rng(stream), sc, sim["n"], sim["baseline_hazard"], sim["clip"], sim["censor_max"]
+            )
             cohorts |= {f"{sc.name}__s{seed}__{k}": v for k, v in drawn.items()}
+            if sc.name in settings["fitted"]["scenarios"]:
+                rng = np.random.default_rng([*stream, 1])  # its own stream: the training cohorts stay as they were
+                test = sample(rng, sc, sim["n_test"], sim["baseline_hazard"], sim["clip"], None)
+                tests |= {f"{sc.name}__s{seed}__test__{k}": v for k, v in test.items()}
+    cohorts |= tests
     real = {f"{name}__{k}": v for name in settings["real"]["datasets"] for k, v in load_real(name).items()}
     for key, arrays in (("simulated", cohorts), ("real", real)):
         with atomic_path(job.output[key]) as tmp:

@@ -51,8 +51,12 @@ def simulated_metrics(games: dict, settings: dict) -> dict:
     pair_err = main_err = 0.0
     variation = {"survival": [], "log_hazard": []}
     share = {"survival": [], "log_hazard": []}
-    corr: dict[str, list[float]] = {m: [] for m in settings["fitted"]["models"]}
-    shuffled: dict[str, list[float]] = {m: [] for m in settings["fitted"]["models"]}
+    models = settings["fitted"]["models"]
+    corr: dict[str, list[float]] = {m: [] for m in models}
+    shuffled: dict[str, list[float]] = {m: [] for m in models}
+    fitted_variation: dict[str, list[float]] = {m: [] for m in models}
+    fitted_share: dict[str, dict[str, list[float]]] = {m: {} for m in models}
+    learning: dict[str, list[np.ndarray]] = {m: [] for m in (*models, "trivial")}
     curves = {}
     time_dependent: dict[str, dict[str, float]] = {}
     for cfg in settings["scenarios"]:
@@ -77,15 +81,23 @@ def simulated_metrics(games: dict, settings: dict) -> dict:
                     variation[target].append(relative_range(phi[target][PAIR]))
             if sc.name in settings["fitted"]["scenarios"]:
                 truth = phi["survival"][PAIR]
-                for name in settings["fitted"]["models"]:
+                oracle = games[f"learn__truth__{key}"]
+                learning["trivial"].append(games[f"learn__km__{key}"] - oracle)
+                for name in models:
                     nu = games[f"fit__{name}__{key}"]
-                    est = k_sii(moebius(nu), order)
+                    m_fit = moebius(nu)
+                    est = k_sii(m_fit, order)
                     fitted_accuracy[f"{name}/{key}"] = local_accuracy_error(est, nu)
+                    fitted_share[name].setdefault(sc.name, []).append(float(np.mean(interaction_share(m_fit))))
+                    learning[name].append(games[f"learn__{name}__{key}"] - oracle)
+                    if sc.name != "interaction":
+                        continue
                     corr[name].append(float(np.mean(correlations(est[PAIR], truth))))
                     shuffled[name].append(float(np.mean(correlations(est[PAIR], np.roll(truth, 1, axis=0)))))
+                    fitted_variation[name].append(relative_range(est[PAIR]))
                     if seed == settings["seeds"][0]:
                         curves[name] = est[PAIR][:4].tolist()
-                if seed == settings["seeds"][0]:
+                if seed == settings["seeds"][0] and sc.name == "interaction":
                     curves |= {"truth": truth[:4].tolist(), "grid": grid.tolist()}
             if seed == settings["seeds"][0]:
                 curves[f"scenario/{sc.name}"] = {
@@ -100,6 +112,9 @@ def simulated_metrics(games: dict, settings: dict) -> dict:
         "time_dependent_interaction_share": time_dependent,
         "curve_correlation": corr,
         "curve_correlation_shuffled_pairing": shuffled,
+        "fitted_time_variation": fitted_variation,
+        "fitted_interaction_share": fitted_share,
+        "learning": {k: np.concatenate(v).tolist() if v else [] for k, v in learning.items()},
         "curves": curves,
     }
 

@@ -43,12 +43,33 @@ def simulated_games(cohorts: dict, settings: dict, out: dict, progress: Progress
                     lambda rows, target=target: getattr(sc, target)(rows, grid, h0), x, background
                 )
             if sc.name in fitted["scenarios"]:
+                test = {k: cohorts[f"{key}__test__{k}"] for k in ("x", "time")}
+                truth = sc.survival(test["x"], grid, h0)
+                out[f"learn__truth__{key}"] = brier(truth, test["time"], grid)
+                out[f"learn__km__{key}"] = brier(kaplan_meier(cohort, grid)[None], test["time"], grid)
                 for name in fitted["models"]:
                     model = fit(name, settings["models"][name], int(seed), cohort["x"], cohort["time"], cohort["event"])
                     out[f"fit__{name}__{key}"] = game(
                         lambda rows, m=model: survival_on_grid(m, rows, grid), x, background
                     )
+                    out[f"learn__{name}__{key}"] = brier(survival_on_grid(model, test["x"], grid), test["time"], grid)
             progress.update(scenario=sc.name, seed=int(seed))
+
+
+def brier(survival: np.ndarray, event_time: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Per held-out subject (uncensored, so no censoring weights): the Brier score of a survival curve averaged
+    over the grid, mean_t (1{T > t} - S(t | x))^2; ``survival`` (subjects or 1, times)."""
+    alive = (event_time[:, None] > grid[None]).astype(float)
+    return np.mean((alive - survival) ** 2, axis=1)
+
+
+def kaplan_meier(cohort: dict, grid: np.ndarray) -> np.ndarray:
+    """The training cohort's Kaplan-Meier survival on the grid: the trivial predictor (no covariates)."""
+    from sksurv.nonparametric import kaplan_meier_estimator
+
+    times, surv = kaplan_meier_estimator(cohort["event"], cohort["time"])
+    idx = np.searchsorted(times, grid, side="right") - 1
+    return np.where(idx < 0, 1.0, surv[np.clip(idx, 0, None)])
 
 
 def top_features(x: np.ndarray, time: np.ndarray, event: np.ndarray, k: int, cfg: dict) -> np.ndarray:

@@ -21,8 +21,8 @@ def interaction_figure(metrics: dict, path: str) -> None:
             ax = axes[row][col]
             for mask, label in TERM_LABELS.items():
                 ax.plot(entry["grid"], entry[target][mask], label=label, ls="-" if len(label) <= 2 else "--")
-            ax.set(title=f"{key.split('/', 1)[1]}: {TARGET_LABELS[target]}", xlabel="t")
-    axes[0][0].set_ylabel("phi_S(t), one explained point")
+            ax.set(title=f"{key.split('/', 1)[1]}: {TARGET_LABELS[target]}", xlabel="t (simulation time units)")
+    axes[0][0].set_ylabel("phi_S(t), one explained point (target units)")
     axes[0][0].legend(fontsize=6)
     save(fig, path)
 
@@ -36,7 +36,9 @@ def recovery_figure(metrics: dict, path: str) -> None:
         ax.plot(curves["grid"], truth, color="k", label="ground truth")
         for name in models:
             ax.plot(curves["grid"], curves[name][i], label=name)
-        ax.set(title=f"point {i}: phi_12(t), survival", xlabel="t")
+        ax.set(title=f"point {i}: phi_12(t), survival", xlabel="t (simulation time units)")
+        if i == 0:
+            ax.set_ylabel("phi_12(t) (survival probability)")
     axes[0][0].legend()
     ax = axes[0][-1]
     errors = metrics["local_accuracy"]["ground_truth"] | {
@@ -45,7 +47,7 @@ def recovery_figure(metrics: dict, path: str) -> None:
     ax.bar(range(len(errors)), [max(v, 1e-18) for v in errors.values()])
     ax.set_yscale("log")
     ax.set_xticks(range(len(errors)), list(errors), rotation=30, fontsize=7)
-    ax.set(title="local-accuracy error (max)")
+    ax.set(title="local-accuracy error (max)", ylabel="max |sum phi - (f - nu(empty))|")
     save(fig, path)
 
 
@@ -60,7 +62,11 @@ def real_figure(metrics: dict, path: str) -> None:
                     entry["grid"], band["mean"], label=f"{label} ({model})", ls="-" if " x " not in label else "--"
                 )
                 ax.fill_between(entry["grid"], band["low"], band["high"], color=line[0].get_color(), alpha=0.15)
-        ax.set(title=f"{name}: mean |phi_S(t)| on survival", xlabel="time")
+        ax.set(
+            title=f"{name}: mean |phi_S(t)| on survival",
+            xlabel="time (the cohort's units: days)",
+            ylabel="mean |phi_S(t)| (survival probability)",
+        )
         ax.legend(fontsize=5, ncol=2)
     save(fig, path)
 

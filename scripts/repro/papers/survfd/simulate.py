@@ -50,14 +50,15 @@ def features(rng: np.random.Generator, n: int, rho: float, clip: float) -> np.nd
 
 
 def sample(
-    rng: np.random.Generator, sc: Scenario, n: int, h0: float, clip: float, censor_max: float
+    rng: np.random.Generator, sc: Scenario, n: int, h0: float, clip: float, censor_max: float | None
 ) -> dict[str, np.ndarray]:
-    """Features, observed time and event indicator of n subjects under scenario ``sc``."""
+    """Features, observed time and event indicator of n subjects under scenario ``sc`` (``censor_max`` None:
+    no censoring, every event time observed, as a held-out cohort for scoring survival curves)."""
     if abs(sc.delta) * clip >= 1:
         raise ValueError(f"scenario {sc.name}: |delta| * clip must stay below 1 so that 1 + delta x3 > 0")
     x = features(rng, n, sc.rho, clip)
     power = 1.0 + sc.delta * x[:, 2]
     u = rng.uniform(size=n)
     event_time = (-np.log(u) * power / (h0 * np.exp(sc.linear(x)))) ** (1.0 / power)
-    censor = rng.uniform(0.0, censor_max, size=n)
+    censor = np.full(n, np.inf) if censor_max is None else rng.uniform(0.0, censor_max, size=n)
     return {"x": x, "time": np.minimum(event_time, censor), "event": event_time <= censor}
