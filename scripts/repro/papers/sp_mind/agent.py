@@ -52,6 +52,7 @@ def episodes_of(rows: list[Dialogue]) -> dict[str, dict[str, dict]]:
             ],
             "answer": c.answer_call,
             "tokens": row.fed,
+            "turn_tokens": row.turn_ends,
             "choices": row.choices,
         }
     return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}

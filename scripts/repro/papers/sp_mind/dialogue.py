@@ -134,6 +134,7 @@ class Dialogue:
         self.free_left = 0
         self.done = self.waiting = False
         self.fed = self.choices = 0
+        self.turn_ends: list[int] = []  # tokens of the dialogue up to the end of each call
 
     def needs_choice(self):
         return None if self.done or self.waiting else expand(self.node)
@@ -159,6 +160,7 @@ class Dialogue:
         self.node = node
 
     def end_turn(self, decode) -> None:
+        self.turn_ends.append(self.fed + len(self.pending))
         text = decode(self.turn_tokens)
         self.turn_tokens = []
         nxt = self.controller.turn(text)
@@ -176,6 +178,7 @@ class Dialogue:
             clone.controller = copy.copy(controller)
             clone.controller.calls = [dict(c) for c in self.controller.calls]
             clone.pending, clone.turn_tokens, clone.forks = list(self.pending), list(self.turn_tokens), []
+            clone.turn_ends = list(self.turn_ends)
             clones.append(clone)
         self.forks, self.waiting = [], False
         for row in [self, *clones]:

@@ -56,8 +56,7 @@ def llm_rows(data: Data, specs: list[dict], episodes: dict) -> list[dict]:
                     "category": spec["category"],
                     "success": float(grade(spec, answer_of(data, spec, call))),
                     "calls": len(calls),
-                    "tokens": ep["tokens"],
-                    "choices": ep["choices"],
+                    "tokens": ep["turn_tokens"][0] if first_only and ep["turn_tokens"] else ep["tokens"],
                     "rejected": int(np.sum([bool(c.get("findings")) for c in calls])),
                 }
             )
@@ -82,7 +81,6 @@ def random_rows(data: Data, specs: list[dict], cfg: dict, typed: bool, digits: i
                 "success": float(np.mean(wins)),
                 "calls": 1,
                 "tokens": 0,
-                "choices": 0,
                 "rejected": 0,
             }
         )
@@ -107,7 +105,6 @@ def reference_rows(data: Data, specs: list[dict]) -> tuple[list[dict], list[bool
                 "success": float(success),
                 "calls": 1,
                 "tokens": 0,
-                "choices": 0,
                 "rejected": 0,
             }
         )
@@ -127,7 +124,7 @@ def metrics_of(runs: pd.DataFrame, specs: list[dict], data: Data, regraded: list
         success[config] = float(g["success"].mean())
         per_category[config] = {c: float(v) for c, v in g.groupby("category", sort=True)["success"].mean().items()}
         per_task[config] = {t: float(v) for t, v in zip(g["task"], g["success"])}
-        cost[config] = {k: float(g[k].mean()) for k in ("calls", "tokens", "choices", "rejected")}
+        cost[config] = {k: float(g[k].mean()) for k in ("calls", "tokens", "rejected")}
     numpy_counts = {str(k): int(v) for k, v in zip(*np.unique(data.labels(data.gate_scale), return_counts=True))}
     pandas_counts = phenotype_counts(data.cells, data.gates, data.workflow)
     names = sorted(set(numpy_counts) | set(pandas_counts))

@@ -113,8 +113,9 @@ class CallGrammar:
         drop: set[str] | None = None,
     ) -> Node:
         """One assistant turn: optional free text (``reasoning`` tokens), then ``lead`` and a call of one of
-        ``tools`` (or ``finish()`` when allowed). ``exclude`` maps a parameter name to values it may not take
-        and ``drop`` names optional parameters that may not be written (what a verifier rejected)."""
+        ``tools`` (or ``finish()`` when allowed). ``exclude`` maps a parameter kind (marker, phenotype, region,
+        scale, feature, int) to values no parameter of that kind may take, and ``drop`` names optional
+        parameters that may not be written (what a verifier ruled out)."""
         exclude, drop = exclude or {}, drop or set()
         options = [(self.ids(f" {name}("), self._params_of(SKILLS[name], 0, True, exclude, drop)) for name in tools]
         if finish:
@@ -134,7 +135,7 @@ class CallGrammar:
                 return skip()
             sep = "" if first else ", "
             after = self._params_of(skill, i + 1, False, exclude, drop)
-            banned = exclude.get(param.name, set())
+            banned = exclude.get(param.kind, set())
             if param.kind == "int":
                 value = lambda: self._number("", after, {str(v) for v in banned})  # noqa: E731
             else:

@@ -53,7 +53,7 @@ def used(call: dict) -> dict[str, set]:
 
 def finding(text: str, **exclusion) -> dict:
     """One finding: the sentence the agent reads and what it rules out for the revised call (a ``tool``, a
-    ``value`` of a parameter, or an optional ``param`` that should not be written)."""
+    ``value`` as (parameter kind, value), or an optional ``param`` that should not be written)."""
     return {"text": text} | exclusion
 
 
@@ -85,7 +85,7 @@ def findings(spec: dict, call: dict, result, error: str | None, data: Data) -> l
                 if call["params"].get(p.name) != name:
                     continue
                 drop = {"param": p.name} if not p.required and not named[kind] else {}
-                out.append(finding(f"{name} is not in the task", value=(p.name, name), **drop))
+                out.append(finding(f"{name} is not in the task", value=(kind, name), **drop))
     scale = call["params"].get("scale")
     for wanted in sorted(named["scale"]):
         if scale is not None and scale != wanted and not skill.gated:
