@@ -17,11 +17,10 @@ from repro.data.language.fast import load_fast
 from repro.data.language.gguf_reader import SMOLLM2_MEMBER
 from repro.papers.sp_mind.bench import read_tasks
 from repro.papers.sp_mind.calls import call_text
-from repro.papers.sp_mind.cells import load_data
 from repro.papers.sp_mind.dialogue import Dialogue, ReactController, RunStats, VerifyController, run_dialogues
 from repro.papers.sp_mind.grammar import CallGrammar
 from repro.papers.sp_mind.prompts import system_prompt
-from repro.papers.sp_mind.skills import Data
+from repro.papers.sp_mind.skills import Data, load_data
 from repro.workflow.io import InputError, write_json
 
 # Prompt group of each configuration; "agent" rows fork into "react" after the first call.

@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from repro.papers.sp_mind.skills import Data
 from repro.workflow.io import InputError
 
 FOLDER = "scimap/tests/scimapExampleData"
@@ -92,11 +91,3 @@ def read_workflow(path: str | Path) -> pd.DataFrame:
                     {"parent": str(r[parent]), "phenotype": str(r[phenotype]), "marker": marker, "rule": rule.strip()}
                 )
     return pd.DataFrame(rows)
-
-
-def load_data(cells: str | Path, gates: str | Path, workflow: str | Path) -> Data:
-    """The canonical tables the data stage wrote, as the skills' :class:`Data`."""
-    try:
-        return Data(pd.read_parquet(cells), pd.read_parquet(gates), pd.read_parquet(workflow))
-    except (OSError, ValueError) as err:
-        raise InputError(cells, f"cannot read the cell tables ({err})") from err

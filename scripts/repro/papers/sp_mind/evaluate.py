@@ -15,11 +15,10 @@ import pandas as pd
 
 from repro.papers.sp_mind.bench import grade, read_tasks
 from repro.papers.sp_mind.calls import execute, parse_call
-from repro.papers.sp_mind.cells import load_data
 from repro.papers.sp_mind.claims import CLAIMS
 from repro.papers.sp_mind.grammar import random_call, value_domains
 from repro.papers.sp_mind.reference import phenotype_counts
-from repro.papers.sp_mind.skills import Data, tools_for
+from repro.papers.sp_mind.skills import Data, load_data, tools_for
 from repro.papers.sp_mind.verifier import findings
 from repro.reporting.claims import evaluate_claims, write_claims
 from repro.reporting.registry import load_reported

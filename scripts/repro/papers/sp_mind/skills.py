@@ -54,6 +54,16 @@ class Data:
         return str(self.gates["scale"].iloc[0])
 
 
+def load_data(cells, gates, workflow) -> Data:
+    """The canonical tables the data stage wrote (parquet), as :class:`Data`."""
+    from repro.workflow.io import InputError
+
+    try:
+        return Data(pd.read_parquet(cells), pd.read_parquet(gates), pd.read_parquet(workflow))
+    except (OSError, ValueError) as err:
+        raise InputError(cells, f"cannot read the cell tables ({err})") from err
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
