@@ -20,6 +20,7 @@ CFG = {
     "prune": True,
     "digits": 2,
     "chunk": 16,
+    "batch_tasks": 1,
     "matmul_dtype": "float32",
 }
 

@@ -17,7 +17,14 @@ from repro.data.language.fast import load_fast
 from repro.data.language.gguf_reader import SMOLLM2_MEMBER
 from repro.papers.sp_mind.bench import read_tasks
 from repro.papers.sp_mind.calls import call_text
-from repro.papers.sp_mind.dialogue import Dialogue, ReactController, RunStats, VerifyController, run_dialogues
+from repro.papers.sp_mind.dialogue import (
+    Dialogue,
+    ReactController,
+    RunStats,
+    VerifyController,
+    prompt_prefixes,
+    run_dialogues,
+)
 from repro.papers.sp_mind.grammar import CallGrammar
 from repro.papers.sp_mind.prompts import system_prompt
 from repro.papers.sp_mind.skills import Data, load_data
@@ -64,7 +71,13 @@ def run(model, data: Data, specs: list[dict], cfg: dict) -> tuple[dict, RunStats
         tok.chat([{"role": "system", "content": system_prompt(data, docs)}], add_generation_prompt=False)
         for docs in (True, False)
     ]
-    stats, rows = run_dialogues(model, prompts, build_rows(specs, data, grammar, tok.encode, cfg), cfg["chunk"])
+    stats = RunStats()
+    prefixes = prompt_prefixes(model, prompts, stats)
+    rows = []
+    # Tasks in batches of ``batch_tasks`` (memory flat in the number of tasks); the prompts' key/values are shared.
+    for start in range(0, len(specs), cfg["batch_tasks"]):
+        batch = build_rows(specs[start : start + cfg["batch_tasks"]], data, grammar, tok.encode, cfg)
+        rows += run_dialogues(model, prefixes, batch, stats, cfg["chunk"])
     return episodes_of(rows), stats
 
 

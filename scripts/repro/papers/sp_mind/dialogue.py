@@ -209,21 +209,31 @@ def choose(model: FastLlama, hidden: torch.Tensor, options, free_left: int, spec
     return ids[int(torch.argmax(scores))], False
 
 
+def prompt_prefixes(model: FastLlama, prompts: list[str], stats: RunStats) -> list[Prefix]:
+    """Key/values of each system prompt, read once and shared by every dialogue (and batch) that starts with it."""
+    out = []
+    with torch.no_grad():
+        for text in prompts:
+            ids = model.tokenizer.encode(text)
+            out.append(prefill(model, ids))
+            stats.prefix_tokens += len(ids)
+    return out
+
+
 def run_dialogues(
-    model: FastLlama, prompts: list[str], rows: list[Dialogue], chunk: int = 64, capacity: int = 256
-) -> tuple[RunStats, list[Dialogue]]:
+    model: FastLlama,
+    prefixes: list[Prefix],
+    rows: list[Dialogue],
+    stats: RunStats,
+    chunk: int = 64,
+    capacity: int = 256,
+) -> list[Dialogue]:
     """Run every dialogue to its end in lock-step; rows are sorted by prompt group (``Dialogue.group``).
-    Returns the run's counts and every dialogue, forks included."""
+    Adds to ``stats``; returns every dialogue, forks included."""
     tok = model.tokenizer
     special = set(tok.special.values())
-    stats = RunStats()
     everyone = list(rows)
     with torch.no_grad():
-        prefixes: list[Prefix] = []
-        for text in prompts:
-            ids = tok.encode(text)
-            prefixes.append(prefill(model, ids))
-            stats.prefix_tokens += len(ids)
         if [r.group for r in rows] != sorted(r.group for r in rows):
             raise ValueError("dialogues must be sorted by prompt group")
         batch = RowBatch(model, prefixes, [r.group for r in rows], capacity)
@@ -277,4 +287,4 @@ def run_dialogues(
                             row.pending += row.encode("\n")
                 else:
                     row.take(token, follow(options[token]))
-    return stats, everyone
+    return everyone
