@@ -63,7 +63,10 @@ def checkout(tmp_path):
 def test_readme_table_has_counts_by_kind_and_the_target_command(checkout):
     update_all(checkout)
     table = (checkout / "README.md").read_text()
-    assert "| [Alpha](docs/papers/alpha.md) | 2 pass · 1 fail · 0 inconclusive | 1/1 | `snakemake --cores all alpha` |" in table
+    assert (
+        "| [Alpha](docs/papers/alpha.md) | 2 pass · 1 fail · 0 inconclusive | 1/1 | `snakemake --cores all alpha` |"
+        in table
+    )
     assert "| [Beta](docs/papers/beta-x.md) | not run yet |  | `snakemake --cores all beta_x` |" in table
     assert "| Gamma | not built yet |  |  |" in table and "old" not in table
 

@@ -40,7 +40,8 @@ def repo_file(rel):
 
 def code_closure(entry):
     """The code input of a job running ``entry``, one stamp file standing for its import closure
-    (repro.workflow.code_closure.code_stamp), so an edit of any file the stage executes reruns it."""
+    (repro.workflow.code_closure.code_stamp), so an edit of any file the stage executes reruns it.
+    """
     return [code_stamp(entry, REPO / "scripts")]
 
 
