@@ -1,7 +1,9 @@
 """Rule entry ``mosaic_evaluate``: roll out every model, write WB2 forecast stores, score, check the claims.
 
-Models: Mosaic (block-sparse, CRPS), dense (dense attention, CRPS), mse (deterministic), persistence,
-climatology (training-period mean per grid point). Scores per channel and lead with the WB2 definitions.
+Models: Mosaic (block-sparse, CRPS), dense (dense attention, CRPS), mse (deterministic), compressive (Mosaic-C:
+CRPS, a coarser latent grid), persistence, climatology (training-period mean per grid point). Learning checks
+compare each trained model's fair CRPS (a deterministic forecast's is its absolute error) on the normalised
+channels, per initialisation and averaged over leads and channels, with persistence's (``learning``). Scores per channel and lead with the WB2 definitions.
 Exact properties are checked on random tensors (attention) and on the shipped real ERA5 ensemble
 (members 1-9 against member 0 as pseudo-truth).
 """
@@ -33,7 +35,7 @@ from repro.reporting.registry import load_reported
 from repro.workflow.io import read_json, write_json
 
 log = logging.getLogger(__name__)
-VARIANTS = ("mosaic", "dense", "mse")
+VARIANTS = ("mosaic", "dense", "mse", "compressive")
 
 
 def score(forecast: np.ndarray, truth: np.ndarray, latitude: np.ndarray, band: tuple[float, float], k_max: int) -> dict:
@@ -162,6 +164,11 @@ def main(job) -> None:
         forecasts[name] = fc.rollout(model, test.states, inits, steps, members, seed)
     forecasts["persistence"] = fc.persistence(test.states, inits, steps)
     forecasts["climatology"] = fc.climatology(train.states.mean(axis=0), len(inits), steps)
+    normalised_truth = fc.truth_windows(test.states, inits, steps)
+    learning = {
+        name: spatial_mean(crps_fair(f, normalised_truth, member_axis=1), test.latitude).mean(axis=(1, 2)).tolist()
+        for name, f in forecasts.items()
+    }
     scores, physical_forecasts = {}, {}
     headline = test.channels.index(ev["headline_channel"])
     for name, normalised in forecasts.items():
@@ -184,6 +191,7 @@ def main(job) -> None:
         "headline_channel": ev["headline_channel"],
         "scores": scores,
         "per_init": per_init(physical_forecasts, truth, test.latitude, band, k_max, headline, steps - 1),
+        "learning": learning,
         "attention_exactness": attention_exactness(seed),
         "attention_cost": read_json(job.input.cost)["rows"],
         "era5_sample": sample_checks(job.input.sample),
