@@ -31,7 +31,7 @@ def metrics(next_override=None, rollout_override=None, cosine=0.9, slope=1.0):
         "per_sample": {"next": nxt, "rollout": roll},
         "displacement_cosines": {"s0": [0.1, cosine]},
         "displacement_bootstrap": {"s0": boot},
-        "reported": {k: 0.3 for k in FULL_SCALE},
+        "reported": {k: 0.3 if kind == "next" else 0.5 for k, (_, kind) in FULL_SCALE.items()},
     }
 
 

@@ -70,7 +70,7 @@ def best_of_baselines_ratio(m: Mapping[str, Any], task: str, kind: str = "next")
     """Flower's mean VRMSE / the best baseline's (<= 1: Flower is best), paired bootstrap over trajectories."""
     ours = errors(m, task, "flower", kind)
     means = {b: float(np.mean(errors(m, task, b, kind))) for b in BASELINES}
-    best = min(means, key=means.get)
+    best = BASELINES[int(np.argmin([means[b] for b in BASELINES]))]
     theirs = errors(m, task, best, kind)
     out = bootstrap_interval((ours, theirs), lambda a, b: np.mean(a) / np.mean(b), paired=True)
     out.details = {"flower": float(np.mean(ours)), **means, "best_baseline": best}
