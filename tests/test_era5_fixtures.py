@@ -34,7 +34,7 @@ def local(path: Path, **extra) -> dict:
 def test_the_weatherbench2_fixture_converts_with_the_full_scale_selection(stores, tmp_path):
     src = stores / "wb2" / fixture.WB2_NAME
     record = convert(local(src), tmp_path / "era5.zarr", tmp_path / "stats.npz", tmp_path / "manifest.json", workers=1)
-    assert record["n_times"] == 36 and len(record["channels"]) == 4 + 6 * 13
+    assert record["n_times"] == 68 and len(record["channels"]) == 4 + 6 * 13
     assert record["missing"] == {} and record["inputs"][0]["sha256"] and record["inputs"][0]["bytes"] > 0
     out = xr.open_zarr(tmp_path / "era5.zarr")
     source = xr.open_zarr(src)
@@ -75,7 +75,7 @@ def test_missing_values_are_counted_and_kept_out_of_the_statistics(stores, tmp_p
         local(src, max_missing_fraction=0.05), tmp_path / "e.zarr", tmp_path / "s.npz", tmp_path / "m.json", workers=1
     )
     missing = record["missing"]["2m_temperature"]
-    assert missing["count"] == int(0.01 * 36 * 32 * 64) and missing["first_times"]
+    assert missing["count"] == int(0.01 * 68 * 32 * 64) and missing["first_times"]
     stats = np.load(tmp_path / "s.npz")
     index = list(stats["channels"]).index("2m_temperature")
     assert np.isfinite(stats["state_mean"][index]) and np.isfinite(stats["state_std"][index])

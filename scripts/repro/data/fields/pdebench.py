@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from repro.data.fields.readers import open_h5
 from repro.workflow.io import InputError
 
 LAYOUTS = ("burgers_1d", "ns_incom_2d", "cfd_2d", "per_seed_2d")
@@ -43,14 +43,7 @@ class PdeFile:
 
 
 def _h5(path: str | os.PathLike):
-    import h5py
-
-    if not Path(path).is_file():
-        raise InputError(path, "missing (a PDEBench HDF5 file the config lists)")
-    try:
-        return h5py.File(path, "r")
-    except OSError as err:
-        raise InputError(path, f"cannot open as HDF5 ({err})") from err
+    return open_h5(path, "a PDEBench HDF5 file the config lists")
 
 
 def _spacing(values, n: int) -> float:

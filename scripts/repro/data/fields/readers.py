@@ -21,13 +21,20 @@ import numpy as np
 from repro.workflow.io import InputError
 
 
-def _h5(path: str | os.PathLike):
+def open_h5(path: str | os.PathLike, what: str | None = None):
+    """An HDF5 file opened for reading; a missing file (``what`` says which one the config needs) or one that is not
+    HDF5 is an InputError naming it."""
     import h5py
 
+    if what is not None and not Path(path).is_file():
+        raise InputError(path, f"missing ({what})")
     try:
         return h5py.File(path, "r")
     except (OSError, FileNotFoundError) as err:
         raise InputError(path, f"cannot open as HDF5 ({err})") from err
+
+
+_h5 = open_h5
 
 
 def _npz_shape(path: str | os.PathLike, member: str) -> tuple[int, ...]:

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from repro.data.fields.readers import open_h5
 from repro.workflow.io import InputError
 
 log = logging.getLogger(__name__)
@@ -121,12 +122,7 @@ def select(
 
 
 def _h5(path: str | os.PathLike):
-    import h5py
-
-    try:
-        return h5py.File(path, "r")
-    except (OSError, FileNotFoundError) as err:
-        raise InputError(path, f"cannot open as HDF5 ({err})") from err
+    return open_h5(path)
 
 
 def check_files(events: Mapping[str, pd.DataFrame]) -> dict[str, np.ndarray]:

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
+from repro.data.fields.readers import open_h5
 from repro.workflow.io import InputError
 
 AXES = ("x", "y")
@@ -48,14 +48,7 @@ class WellFile:
 
 
 def _h5(path: str | os.PathLike):
-    import h5py
-
-    if not Path(path).is_file():
-        raise InputError(path, "missing (a The Well HDF5 file the config lists)")
-    try:
-        return h5py.File(path, "r")
-    except OSError as err:
-        raise InputError(path, f"cannot open as HDF5 ({err})") from err
+    return open_h5(path, "a The Well HDF5 file the config lists")
 
 
 def _flag(node, name: str, default: bool = True) -> bool:

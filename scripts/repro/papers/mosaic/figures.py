@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.reporting.plotting import save, subplots
+from repro.reporting.plotting import PALETTE, save, subplots
 from repro.workflow.io import read_json
 
 MODEL_LABELS = {
@@ -74,7 +74,8 @@ def units(channel: str) -> str:
 def skill(metrics: dict, path: str) -> None:
     """RMSE, CRPS and spread/skill against lead for the paper's headline channels (or the first three), with the
     paper's 240 h numbers drawn where the run reaches that lead."""
-    shown = [c for c in HEADLINE if c in metrics["channels"]] or metrics["channels"][:3]
+    shown = [c for c in HEADLINE if c in metrics["channels"]]
+    shown += [c for c in metrics["channels"] if c not in shown][: max(0, 3 - len(shown))]
     keys = [("rmse_mean", "RMSE (ensemble mean)"), ("crps", "fair CRPS"), ("spread_skill", "spread / skill")]
     fig, axes = subplots(len(keys), len(shown), width=3.0, height=2.3)
     lead = np.asarray(metrics["lead_hours"])
@@ -87,7 +88,8 @@ def skill(metrics: dict, path: str) -> None:
                 values = np.asarray(scores[key][c], float)
                 if np.all(np.isnan(values)):
                     continue
-                ax.plot(lead, values, label=MODEL_LABELS.get(model, model))
+                colour = PALETTE[list(MODEL_LABELS).index(model) % len(PALETTE)] if model in MODEL_LABELS else None
+                ax.plot(lead, values, label=MODEL_LABELS.get(model, model), color=colour)
             paper = reported.get(f"{key}_{name}_240h")
             if paper is not None and lead.max() >= 240:
                 ax.plot(240, paper, "r*", ms=8, label="paper, 240 h")
