@@ -49,11 +49,11 @@ def workdir(tmp_path_factory) -> Path:
     fno_mat.write(work / "data/fno")
     overlay = user_overlay(yaml.safe_load((work / "config/rehearsal.yaml").read_text()))
     (work / "overlay.yaml").write_text(yaml.safe_dump(overlay))
-    snakemake(work, "--cores", "2", *ARGS, *DATA_RULES, timeout=1800)
+    snakemake(work, "--cores", "2", *DATA_RULES, *ARGS, timeout=1800)
     return work
 
 
-ARGS = ("--configfile", "config/full.yaml", "overlay.yaml")
+ARGS = ("--configfile", "config/full.yaml", "overlay.yaml")  # last: --configfile takes every name after it
 
 
 def rewrite(path: Path) -> None:
@@ -69,7 +69,7 @@ def rewrite(path: Path) -> None:
 
 
 def test_an_untouched_run_schedules_nothing(workdir):
-    assert scheduled_rules(workdir, *ARGS, *DATA_RULES) == {}
+    assert scheduled_rules(workdir, *DATA_RULES, *ARGS) == {}
 
 
 @pytest.mark.parametrize(
@@ -83,23 +83,23 @@ def test_an_untouched_run_schedules_nothing(workdir):
 )
 def test_replacing_a_user_file_reruns_exactly_the_stage_that_reads_it(workdir, relative, rule):
     rewrite(workdir / relative)
-    scheduled = scheduled_rules(workdir, *ARGS, *DATA_RULES)
+    scheduled = scheduled_rules(workdir, *DATA_RULES, *ARGS)
     assert scheduled == {rule: 1}, scheduled
-    snakemake(workdir, "--cores", "2", *ARGS, rule, timeout=1800)
+    snakemake(workdir, "--cores", "2", rule, *ARGS, timeout=1800)
 
 
 def test_replacing_the_sevir_catalog_reruns_pdrf_data(workdir):
     catalog = workdir / "data/sevir/CATALOG.csv"
     catalog.write_text(catalog.read_text().replace("Heavy Rain", "Heavy rain"))
-    assert scheduled_rules(workdir, *ARGS, *DATA_RULES) == {"pdrf_data": 1}
-    snakemake(workdir, "--cores", "2", *ARGS, "pdrf_data", timeout=1800)
+    assert scheduled_rules(workdir, *DATA_RULES, *ARGS) == {"pdrf_data": 1}
+    snakemake(workdir, "--cores", "2", "pdrf_data", *ARGS, timeout=1800)
 
 
 def test_a_missing_user_file_stops_the_run_before_any_job_naming_the_key(workdir):
     target = workdir / "data/sevir/data/vil/2019/SEVIR_VIL_STORMEVENTS_2019_0101_0630.h5"
     target.rename(target.with_suffix(".gone"))
     try:
-        proc = snakemake(workdir, "-n", *ARGS, "pdrf_data", check=False)
+        proc = snakemake(workdir, "-n", "pdrf_data", *ARGS, check=False)
         assert proc.returncode != 0
         assert "papers.pdrf.radar.sevir.files" in proc.stdout + proc.stderr
     finally:

@@ -54,22 +54,18 @@ def score(forecast: np.ndarray, truth: np.ndarray, latitude: np.ndarray, band: t
         "spectrum_ratio_member": [],
         "spectrum_ratio_mean": [],
     }
-    for c in range(n_ch):
-        rows = {k: [] for k in out}
-        for lead in range(n_lead):
-            f, y, fm = forecast[:, :, lead, c], truth[:, lead, c], ens_mean[:, lead, c]
-            rows["rmse_mean"].append(float(rmse(fm, y, latitude)))
-            rows["rmse_member"].append(float(np.mean([rmse(f[:, m], y, latitude) for m in range(f.shape[1])])))
-            rows["crps"].append(float(spatial_mean(crps_fair(f, y, member_axis=1), latitude).mean()))
-            rows["spread_skill"].append(float(spread_skill(f, y, latitude)) if f.shape[1] > 1 else float("nan"))
-            s_true, _ = band_spectrum(y, latitude, band)
-            s_member, _ = band_spectrum(f, latitude, band)
-            s_mean, _ = band_spectrum(fm, latitude, band)
-            truth_k = s_true.mean(axis=0)[: k_max + 1]
-            rows["spectrum_ratio_member"].append((s_member.mean(axis=(0, 1))[: k_max + 1] / truth_k).tolist())
-            rows["spectrum_ratio_mean"].append((s_mean.mean(axis=0)[: k_max + 1] / truth_k).tolist())
-        for k in out:
-            out[k].append(rows[k])
+    for c in range(n_ch):  # every lead at once: the metrics reduce over (init, lat, lon) and keep the lead axis
+        f, y, fm = forecast[:, :, :, c], truth[:, :, c], ens_mean[:, :, c]
+        out["rmse_mean"].append(rmse(fm, y, latitude).tolist())
+        out["rmse_member"].append(np.mean([rmse(f[:, m], y, latitude) for m in range(f.shape[1])], axis=0).tolist())
+        out["crps"].append(spatial_mean(crps_fair(f, y, member_axis=1), latitude).mean(axis=0).tolist())
+        spread = spread_skill(f, y, latitude) if f.shape[1] > 1 else np.full(n_lead, np.nan)
+        out["spread_skill"].append(np.asarray(spread, float).tolist())
+        truth_k = band_spectrum(y, latitude, band)[0].mean(axis=0)[:, : k_max + 1]
+        s_member = band_spectrum(f, latitude, band)[0].mean(axis=(0, 1))[:, : k_max + 1]
+        s_mean = band_spectrum(fm, latitude, band)[0].mean(axis=0)[:, : k_max + 1]
+        out["spectrum_ratio_member"].append((s_member / truth_k).tolist())
+        out["spectrum_ratio_mean"].append((s_mean / truth_k).tolist())
     return out
 
 
