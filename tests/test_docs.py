@@ -105,6 +105,17 @@ def test_budget_block_takes_cpu_and_peak_from_a_step_log_that_reports_them(check
     assert "| **total** | 4 | 41.5 | 900 |" in block
 
 
+def test_budget_block_takes_a_cached_stage_from_its_log_alone(checkout):
+    # A stage eligible for the between-workflow cache has no benchmark file (Snakemake refuses both on one rule).
+    write_text(
+        checkout / "logs/alpha/cached.log",
+        "repro.papers.alpha.cached done in 7.0 s (process: 6.5 CPU-s, peak 300 MB)\n",
+    )
+    update_all(checkout)
+    block = (checkout / "docs/papers/alpha.md").read_text().split(BUDGET_BEGIN)[1].split(BUDGET_END)[0]
+    assert "| cached | 7 | 6.5 | 300 |" in block and "| **total** | 11 | 9.5 | n/a |" in block
+
+
 def test_page_without_results_is_left_as_it_is(checkout):
     update_all(checkout)
     assert (checkout / "docs/papers/beta-x.md").read_text() == PAGE

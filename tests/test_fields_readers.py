@@ -48,29 +48,16 @@ def test_neuraloperator_members_are_read_with_torch_load(tmp_path):
         neuraloperator.neuraloperator_darcy(tmp_path, "train_16")
 
 
-def test_sevir_vil_reader_makes_downsampled_windows(tmp_path):
-    path = tmp_path / "SEVIR_VIL_STORMEVENTS_2018_0101_0630.h5"
-    with h5py.File(path, "w") as f:
-        f["vil"] = np.random.default_rng(0).integers(0, 255, size=(2, 12, 12, 49), dtype=np.uint8)
-        f["id"] = np.array([b"S1", b"S2"])
-    seq = readers.sevir_vil(path, length=25, stride=12, downsample=3)
-    assert seq.shape == (2 * 3, 25, 4, 4)
-    with h5py.File(tmp_path / "bad.h5", "w") as f:
-        f["ir069"] = np.zeros((1, 2, 2, 49))
-    with pytest.raises(InputError, match="no 'vil'"):
-        readers.sevir_vil(tmp_path / "bad.h5", length=25, stride=12, downsample=1)
-    (tmp_path / "junk.h5").write_bytes(b"not hdf5")
-    with pytest.raises(InputError, match="cannot open as HDF5"):
-        readers.sevir_vil(tmp_path / "junk.h5", length=25, stride=12, downsample=1)
-
-
-def test_meteonet_npz_reader_maps_dbz_to_the_vil_scale(tmp_path):
+def test_meteonet_reader_maps_dbz_to_the_vil_scale_and_reads_shapes_from_the_header(tmp_path):
     np.savez(tmp_path / "reflectivity.npz", data=np.full((6, 4, 4), 35.0), dates=np.arange(6))
-    seq = readers.meteonet_npz(tmp_path / "reflectivity.npz", length=3, stride=3, dbz_max=70.0)
-    assert seq.shape == (2, 3, 4, 4) and np.allclose(seq, 127.5)
+    assert readers.meteonet_shape(tmp_path / "reflectivity.npz") == (6, 4, 4)
+    frames = readers.meteonet_frames(tmp_path / "reflectivity.npz", dbz_max=70.0)
+    assert frames.shape == (6, 4, 4) and np.allclose(frames, 127.5)
     np.savez(tmp_path / "other.npz", x=np.zeros(3))
     with pytest.raises(InputError, match="no 'data'"):
-        readers.meteonet_npz(tmp_path / "other.npz", length=3, stride=3, dbz_max=70.0)
+        readers.meteonet_frames(tmp_path / "other.npz", dbz_max=70.0)
+    with pytest.raises(InputError, match="cannot read array 'data'"):
+        readers.meteonet_shape(tmp_path / "other.npz")
 
 
 def test_fno_mat_reader_handles_v5_and_v73_files(tmp_path):
@@ -85,42 +72,12 @@ def test_fno_mat_reader_handles_v5_and_v73_files(tmp_path):
     w = readers.fno_navier_stokes(tmp_path / "ns_V1e-3_N5000_T50.mat")
     assert w.shape == (2, 6, 8, 8)
     np.testing.assert_allclose(w[:, 0], a, rtol=1e-6)
+    # only the samples asked for are read from a v7.3 file (the sample axis is HDF5's last)
+    part = readers.fno_navier_stokes(tmp_path / "ns_V1e-3_N5000_T50.mat", [slice(1, 2)])
+    np.testing.assert_allclose(part, w[1:2])
     io.savemat(tmp_path / "darcy.mat", {"coeff": a})
     with pytest.raises(InputError, match="lacks variables"):
         readers.fno_navier_stokes(tmp_path / "darcy.mat")
-
-
-def test_pdebench_reader_reads_both_layouts(tmp_path):
-    rng = np.random.default_rng(3)
-    with h5py.File(tmp_path / "2D_diff-react_NA_NA.h5", "w") as f:
-        for seed in ("0000", "0001"):
-            f[f"{seed}/data"] = rng.normal(size=(4, 8, 6, 2))
-    out = readers.pdebench_hdf5(tmp_path / "2D_diff-react_NA_NA.h5", [])
-    assert out.shape == (2, 4, 2, 6, 8)
-    with h5py.File(tmp_path / "2D_CFD.h5", "w") as f:
-        f["density"], f["pressure"] = rng.normal(size=(3, 4, 8, 6)), rng.normal(size=(3, 4, 8, 6))
-    assert readers.pdebench_hdf5(tmp_path / "2D_CFD.h5", ["density", "pressure"]).shape == (3, 4, 2, 6, 8)
-    with pytest.raises(InputError, match="neither fields"):
-        readers.pdebench_hdf5(tmp_path / "2D_CFD.h5", ["Vx"])
-
-
-def test_the_well_reader_stacks_scalar_and_vector_fields(tmp_path):
-    path = tmp_path / "shear_flow_train_0.hdf5"
-    rng = np.random.default_rng(4)
-    with h5py.File(path, "w") as f:
-        f.attrs["n_spatial_dims"] = 2
-        f["dimensions/time"] = np.arange(5) * 0.1
-        f["t0_fields/tracer"] = rng.normal(size=(2, 5, 8, 6))
-        f["t1_fields/velocity"] = rng.normal(size=(2, 5, 8, 6, 2))
-    fields, names, dt = readers.the_well_hdf5(path, ["tracer", "velocity"])
-    assert fields.shape == (2, 5, 3, 6, 8) and names == ["tracer", "velocity_x", "velocity_y"]
-    assert dt == pytest.approx(0.1)
-    with pytest.raises(InputError, match="no field 'pressure'"):
-        readers.the_well_hdf5(path, ["pressure"])
-    with h5py.File(tmp_path / "3d.hdf5", "w") as f:
-        f.attrs["n_spatial_dims"] = 3
-    with pytest.raises(InputError, match="n_spatial_dims"):
-        readers.the_well_hdf5(tmp_path / "3d.hdf5", ["tracer"])
 
 
 def test_prediction_files_round_trip_and_a_bad_file_is_named(tmp_path):

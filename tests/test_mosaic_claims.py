@@ -23,13 +23,22 @@ def metrics():
         "lead_hours": leads,
         "scores": {"mosaic": score},
         "per_init": {
-            "high_k_ratio": {"mosaic": [0.95, 1.0, 1.05, 0.98, 1.02], "mse": [0.3, 0.35, 0.32, 0.28, 0.31]},
+            "high_k_ratio": {
+                "mosaic": [0.95, 1.0, 1.05, 0.98, 1.02],
+                "mse": [0.3, 0.35, 0.32, 0.28, 0.31],
+                "compressive": [0.5, 0.55, 0.45, 0.52, 0.5],
+            },
             "crps": {"mosaic": [1.0, 1.1, 0.9, 1.0, 1.05], "dense": [1.0, 1.1, 0.92, 1.01, 1.04]},
+        },
+        # every trained model's normalised CRPS well below persistence's: their learning checks pass
+        "learning": {
+            "persistence": [1.0, 1.2, 0.9, 1.1, 1.0],
+            **{m: [0.5, 0.6, 0.45, 0.55, 0.5] for m in ("mosaic", "mse", "compressive", "dense")},
         },
         "attention_exactness": {"selected_all_blocks": 1e-15},
         "attention_cost": [
-            {"tokens": 1024, "dense_s": 1.0, "block_sparse_s": 0.1},
-            {"tokens": 2048, "dense_s": 4.0, "block_sparse_s": 0.2},
+            {"tokens": 1024, "dense_runs": [1.0, 1.1, 1.0], "block_sparse_runs": [0.1, 0.1, 0.11]},
+            {"tokens": 2048, "dense_runs": [4.0, 4.1, 4.0], "block_sparse_runs": [0.2, 0.21, 0.2]},
         ],
         "era5_sample": {
             "crps_rank_vs_pairwise_max_rel": 1e-15,
@@ -74,6 +83,21 @@ def test_sharp_mse_forecast_fails():
 @pytest.mark.counterfactual("mosaic", "members_sharper_than_mse")
 def test_members_as_blurred_as_mse_fail():
     assert verdict(CLAIMS, "members_sharper_than_mse", with_ratios([0.32, 0.34, 0.3, 0.29, 0.33])) == "fails"
+
+
+@pytest.mark.counterfactual("mosaic", "compressive_latent_aliases")
+def test_a_coarse_latent_as_faithful_as_native_resolution_fails():
+    m = metrics()
+    m["per_init"]["high_k_ratio"]["compressive"] = m["per_init"]["high_k_ratio"]["mosaic"]
+    assert verdict(CLAIMS, "compressive_latent_aliases", m) == "fails"
+
+
+def test_a_model_no_better_than_persistence_makes_its_claims_inconclusive():
+    m = metrics()
+    m["learning"]["mse"] = [1.0, 1.1, 0.95, 1.05, 1.0]
+    assert verdict(CLAIMS, "learn_mse", m) == "fails"
+    assert verdict(CLAIMS, "mse_forecast_loses_spectrum", m) == "inconclusive"
+    assert verdict(CLAIMS, "crps_members_keep_spectrum", m) == "pass"
 
 
 @pytest.mark.counterfactual("mosaic", "sparse_matches_dense")
@@ -124,7 +148,7 @@ def test_score_far_from_the_papers_fails(key):
 def test_checks_fail_when_the_property_is_broken():
     m = metrics()
     m["attention_exactness"]["selected_all_blocks"] = 0.1
-    m["attention_cost"][-1]["block_sparse_s"] = 0.8
+    m["attention_cost"][-1]["block_sparse_runs"] = [0.8, 0.8, 0.81]
     m["era5_sample"]["rmse_ensemble_mean_z500"] = 140.0
     for claim in ("block_sparse_equals_dense", "block_sparse_cost_subquadratic", "ensemble_mean_rmse_below_members"):
         assert verdict(CLAIMS, claim, m) == "fails"

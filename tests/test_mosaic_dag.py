@@ -35,7 +35,7 @@ def test_embedded_dag_has_every_stage_without_gpus():
 
 def test_full_scale_asks_for_gpus_on_training_and_evaluation():
     out = dry_run("--configfile", "config/full.yaml")
-    assert job_counts(out)["mosaic_train"] == 3  # the dense twin trains at full scale
+    assert job_counts(out)["mosaic_train"] == 4  # the dense twin and Mosaic-C train at full scale
     blocks = out.split("\nrule ") + out.split("\nlocalrule ")
     gpu_rules = {b.split(":")[0].strip() for b in blocks if "gpu=1" in b}
     assert {"mosaic_train", "mosaic_evaluate", "mosaic_attention_cost"} <= gpu_rules

@@ -112,6 +112,7 @@ def test_members_differ_only_through_the_noise_vector():
     with torch.no_grad():
         for ffn in (b.ffn for b in model.blocks):
             ffn.wz.weight.normal_()
+        model.head.weight.normal_(0, 0.1)  # a trained head reads the features (it starts at persistence)
     x = torch.randn(1, 2, 2, 8, 16).repeat(2, 1, 1, 1, 1)
     z = torch.randn(2, 4)
     out = model(x, z)
@@ -143,3 +144,11 @@ def test_fair_crps_loss_matches_metric():
     weights = torch.ones(4, 1)
     expected = crps_fair(members.numpy(), truth.numpy(), member_axis=0).mean()
     assert float(fair_crps_loss(members, truth, weights)) == pytest.approx(expected, rel=1e-6)
+
+
+def test_the_head_starts_at_persistence():
+    """Untrained, the network returns its newest input state: training starts from the trivial forecast."""
+    torch.manual_seed(1)
+    model = small_model()
+    x = torch.randn(2, 2, 2, 8, 16)
+    torch.testing.assert_close(model(x, torch.randn(2, 4)), x[:, -1])

@@ -1,34 +1,35 @@
-"""PDRF's paper claims fail on counterfactual metrics (the ablation's numbers in the method's place)."""
+"""PDRF's paper claims fail on counterfactual metrics (the ablation's numbers in the method's place), and claims
+on a model that did not beat persistence are inconclusive, not evidence."""
 
+import numpy as np
 import pytest
 
 from repro.papers.pdrf.claims import CLAIMS
 from repro.reporting.claims import verdict
 
-
-def skill(value, spread=0.005):
-    scores = ("csi_m", "late_csi_m", "late_csi_top")
-    return {f"s{i}": {k: value + d for k in scores} for i, d in enumerate((0.0, spread, -spread))}
+SCORES = ("csi_m", "late_csi_m", "late_csi_top")
+MODELS = ("pdrf", "data_rf", "velocity_rf", "persistence", "sl_extrapolation")
 
 
-def metrics(**override):
-    base = {
+def metrics(values=None, mse=None, spread=0.005):
+    """Pooled scores per method, bootstrap replicates around them (the same draws for every method), and
+    per-event MSEs in which every trained model learned (half persistence's error)."""
+    values = {"pdrf": 0.4, "data_rf": 0.3, "velocity_rf": 0.2, "persistence": 0.1, "sl_extrapolation": 0.3} | (
+        values or {}
+    )
+    noise = np.random.default_rng(0).normal(0, spread, 200)
+    events = np.random.default_rng(1).uniform(50, 150, 40)
+    mse = {"pdrf": 0.5, "data_rf": 0.5, "velocity_rf": 0.5, "persistence": 1.0, "sl_extrapolation": 0.6} | (mse or {})
+    return {
         "checks": {"last_step_max_abs_diff": 1e-7, "data_space_residual_ratio": 0.0, "velocity_residual_ratio": 1.0},
-        "skill": {
-            "pdrf": skill(0.4),
-            "data_rf": skill(0.3),
-            "velocity_rf": skill(0.2),
-            "persistence": {"s0": {"late_csi_m": 0.1}},
-            "sl_extrapolation": {"s0": {"late_csi_m": 0.3}},
+        "skill": {m: {s: v for s in SCORES} for m, v in values.items()},
+        "bootstrap": {
+            "n": len(noise),
+            "resampled": "test events",
+            "scores": {s: {m: (v + noise).tolist() for m, v in values.items()} for s in SCORES},
         },
+        "event_mse": {m: (f * events).tolist() for m, f in mse.items()},
     }
-    return base | override
-
-
-def with_skill(**methods):
-    m = metrics()
-    m["skill"] = m["skill"] | methods
-    return m
 
 
 def test_every_claim_passes_on_metrics_that_support_it():
@@ -37,23 +38,36 @@ def test_every_claim_passes_on_metrics_that_support_it():
 
 @pytest.mark.counterfactual("pdrf", "pdrf_data_space_beats_velocity")
 def test_velocity_rf_ahead_fails():
-    assert verdict(CLAIMS, "pdrf_data_space_beats_velocity", with_skill(velocity_rf=skill(0.35))) == "fails"
+    assert verdict(CLAIMS, "pdrf_data_space_beats_velocity", metrics({"velocity_rf": 0.35})) == "fails"
 
 
 @pytest.mark.counterfactual("pdrf", "pdrf_teacher_raises_late_csi")
 def test_teacher_without_gain_fails():
-    assert verdict(CLAIMS, "pdrf_teacher_raises_late_csi", with_skill(pdrf=skill(0.3, spread=0.02))) == "fails"
+    assert verdict(CLAIMS, "pdrf_teacher_raises_late_csi", metrics({"pdrf": 0.3})) == "fails"
 
 
 @pytest.mark.counterfactual("pdrf", "pdrf_beats_velocity_rf_csi_m")
 def test_velocity_rf_numbers_in_pdrfs_place_fail():
-    assert verdict(CLAIMS, "pdrf_beats_velocity_rf_csi_m", with_skill(pdrf=skill(0.2))) == "fails"
+    assert verdict(CLAIMS, "pdrf_beats_velocity_rf_csi_m", metrics({"pdrf": 0.2})) == "fails"
+
+
+def test_the_interval_decides_a_small_gain():
+    """A gain of 0.002 with replicates spread 0.005 around it is not a gain."""
+    m = metrics({"pdrf": 0.302})
+    m["bootstrap"]["scores"]["late_csi_m"]["data_rf"] = (0.3 + np.random.default_rng(7).normal(0, 0.005, 200)).tolist()
+    assert verdict(CLAIMS, "pdrf_teacher_raises_late_csi", m) == "fails"
+
+
+def test_a_model_no_better_than_persistence_makes_its_claims_inconclusive():
+    m = metrics(mse={"velocity_rf": 0.95})
+    assert verdict(CLAIMS, "learn_velocity_rf", m) == "fails"
+    assert verdict(CLAIMS, "pdrf_data_space_beats_velocity", m) == "inconclusive"
+    assert verdict(CLAIMS, "pdrf_teacher_raises_late_csi", m) == "pass"  # compares no velocity model
 
 
 def test_checks_fail_when_broken_and_missing_inputs_fail():
-    broken = metrics(
-        checks={"last_step_max_abs_diff": 0.1, "data_space_residual_ratio": 0.5, "velocity_residual_ratio": 0.1}
-    )
+    broken = metrics()
+    broken["checks"] = {"last_step_max_abs_diff": 0.1, "data_space_residual_ratio": 0.5, "velocity_residual_ratio": 0.1}
     for claim in (
         "pdrf_last_step_is_network_output",
         "pdrf_oracle_perturbation_vanishes",
@@ -63,3 +77,4 @@ def test_checks_fail_when_broken_and_missing_inputs_fail():
     missing = metrics()
     del missing["skill"]["data_rf"]
     assert verdict(CLAIMS, "pdrf_teacher_raises_late_csi", missing) == "fails"
+    assert verdict(CLAIMS, "pdrf_sl_beats_persistence", metrics({"sl_extrapolation": 0.05})) == "fails"

@@ -9,7 +9,7 @@ from repro.data.fields.simulators import semi_lagrangian
 from repro.papers.pdrf import train as pdrf_train
 from repro.papers.pdrf.nowcast import extrapolate, lucas_kanade
 
-SETTINGS = {"train": {"epochs": 3, "batch": 4, "lr": 0.01}}
+SETTINGS = {"train": {"epochs": 3, "batch": 4, "lr": 0.01, "schedule": "cosine"}}
 
 
 def test_data_space_last_euler_step_returns_the_network_output():
@@ -52,7 +52,8 @@ def test_lucas_kanade_recovers_uniform_motion_and_sl_extrapolation_follows_it():
 
 def test_teacher_term_adds_only_for_the_data_parameterisation():
     torch.manual_seed(2)
-    batch = (torch.randn(3, 2, 8, 8), torch.randn(3, 3, 8, 8), torch.randn(3, 3, 8, 8))
+    # (sequences of 2 past + 3 future frames on the 0-255 scale, the coarse SL target (4x4 blocks))
+    batch = (torch.rand(3, 5, 8, 8) * 255, torch.rand(3, 3, 2, 2) * 255)
     model = pdrf_train.Nowcaster("data", 2, 3, width=4, levels=1)
     torch.manual_seed(3)
     plain = pdrf_train.loss_fn(model, batch, 0.0)
@@ -68,7 +69,10 @@ def test_teacher_term_adds_only_for_the_data_parameterisation():
 
 def test_interrupted_training_resumes_to_the_same_weights(tmp_path):
     rng = np.random.default_rng(0)
-    arrays = tuple(rng.normal(size=(8, k, 8, 8)).astype(np.float32) for k in (2, 3, 3))
+    arrays = (
+        (rng.uniform(0, 255, size=(8, 5, 8, 8))).astype(np.float32),
+        (rng.uniform(0, 255, size=(8, 3, 2, 2))).astype(np.float32),
+    )
     torch.manual_seed(4)
     start = pdrf_train.Nowcaster("data", 2, 3, width=4, levels=1).state_dict()
 
@@ -93,3 +97,26 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path):
     assert pdrf_train.fit(resumed, arrays, SETTINGS, 0, 0.5, tmp_path / "ckpt.pt").resumed_from == 1
     for name, value in reference.state_dict().items():
         torch.testing.assert_close(resumed.state_dict()[name], value, rtol=0, atol=0)
+
+
+def test_missing_pixels_are_no_echo_in_the_inputs_and_out_of_the_loss():
+    torch.manual_seed(5)
+    model = pdrf_train.Nowcaster("data", 2, 3, width=4, levels=1)
+    seq = torch.rand(2, 5, 8, 8) * 255
+    sl = torch.rand(2, 3, 2, 2) * 255
+    cond, x1, valid, _ = pdrf_train.unit_batch((seq, sl), 2)
+    assert valid.all()
+    holed = seq.clone()
+    holed[:, 3, :4] = float("nan")  # a future frame's pixels missing
+    holed[:, 0, :2] = float("nan")  # and a past frame's
+    cond_h, x1_h, valid_h, _ = pdrf_train.unit_batch((holed, sl), 2)
+    assert torch.isfinite(cond_h).all() and (cond_h[:, 0, :2] == -1).all()
+    assert not valid_h[:, 1, :4].any() and valid_h.sum() == valid.numel() - 2 * 4 * 8
+    torch.manual_seed(6)
+    loss = pdrf_train.loss_fn(model, (holed, sl), 0.0)
+    assert torch.isfinite(loss)
+    # the missing targets do not enter the loss: changing what they are filled with changes nothing
+    torch.manual_seed(6)
+    out = pdrf_train.masked_mse(torch.zeros_like(x1_h), x1_h, valid_h)
+    x1_other = torch.where(valid_h, x1_h, torch.full_like(x1_h, 5.0))
+    assert pdrf_train.masked_mse(torch.zeros_like(x1_h), x1_other, valid_h) == out

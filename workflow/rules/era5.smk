@@ -16,7 +16,11 @@ ERA5_THREADS, ERA5_RESOURCES = stage_resources(
 
 rule era5_data:
     input:
-        user_files=[ERA5["local"]["path"]] if ERA5["source"] == "local" else [],
+        user_files=user_inputs(
+            ERA5 if ERA5["source"] == "local" else {},
+            ("data", "era5"),
+            "docs/papers/mosaic.md, section 'Paper scale'",
+        ),
         stores=repo_file("resources/era5/stores.yaml"),
         code=code_closure("repro.data.era5.acquire"),
     output:

@@ -15,12 +15,13 @@ declare_paper(
         | {"manifest": "results/flower/data/manifest.json"},
         env="torch",
         settings=["data_seed", "tasks"],
+        cache="omit-software",
     ),
     stage(
         "train",
         input=FLOWER_STORES,
         output={
-            "predictions": "results/flower/predictions.npz",
+            "scores": "results/flower/scores.npz",
             "training": "results/flower/training.json",
         },
         env="torch",
@@ -33,25 +34,28 @@ declare_paper(
             "seeded_tasks",
             "train",
             "scaling",
+            "rollout_steps",
+            "chunk",
         ],
+        cache="omit-software",
     ),
     stage(
         "evaluate",
         input={
-            "predictions": "results/flower/predictions.npz",
+            "scores": "results/flower/scores.npz",
             "training": "results/flower/training.json",
         },
         output={
             "metrics": "results/flower/metrics.json",
             "claims": "results/flower/claims.json",
         },
-        settings=[],
+        seed=True,
         reported=True,
     ),
     figures(
         ["vrmse", "rollout", "warps", "scaling"],
         input={
-            "predictions": "results/flower/predictions.npz",
+            "scores": "results/flower/scores.npz",
             "metrics": "results/flower/metrics.json",
         },
     ),

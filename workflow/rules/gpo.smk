@@ -15,6 +15,7 @@ declare_paper(
         output=GPO_FIELDS | {"manifest": "results/gpo/data/manifest.json"},
         env="torch",
         settings=["data_seed", "darcy", "ns"],
+        cache="omit-software",
     ),
     stage(
         "train",
@@ -32,6 +33,7 @@ declare_paper(
             "irregular_fraction",
             "scaling",
         ],
+        cache="omit-software",
     ),
     stage(
         "evaluate",
@@ -43,6 +45,7 @@ declare_paper(
             "metrics": "results/gpo/metrics.json",
             "claims": "results/gpo/claims.json",
         },
+        seed=True,
         settings=[],
         reported=True,
     ),

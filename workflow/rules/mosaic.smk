@@ -14,11 +14,12 @@ declare_paper(
             "model": "results/mosaic/models/{variant}.pt",
             "history": "results/mosaic/models/{variant}_history.json",
         },
-        constraints={"variant": "mosaic|dense|mse"},
+        constraints={"variant": "mosaic|dense|mse|compressive"},
         env="torch",
         seed=True,
         settings=["splits", "model", "train"],
         params={"checkpoints": "results/mosaic/checkpoints"},
+        cache="omit-software",
     ),
     stage(
         "attention_cost",

@@ -5,7 +5,9 @@
   sqrt(mean_x (pred - true)^2 / (mean_x (true - mean_x true)^2 + eps)), eps = 1e-7 as in the_well;
 - ``contingency``: hits, misses, false alarms and correct negatives at a threshold, optionally after
   max-pooling both fields over non-overlapping ``pool`` x ``pool`` windows (the pooled CSI of the
-  DiffCast / Earthformer evaluators); ``scores`` turns counts into CSI, POD, FAR and HSS.
+  DiffCast / Earthformer evaluators); ``scores`` turns counts into CSI, POD, FAR and HSS. Missing observations
+  (NaN, e.g. SEVIR's missing-data code) are left out of the counts: a pooled window with a missing pixel is
+  left out whole. ``event_counts`` gives the counts per sample, threshold and lead in one pass.
 Each is checked in tests/test_fields_metrics.py against a direct formula and scikit-learn.
 """
 
@@ -44,14 +46,38 @@ def max_pool(fields: np.ndarray, pool: int) -> np.ndarray:
 
 def contingency(pred: np.ndarray, obs: np.ndarray, threshold: float, pool: int = 1) -> dict[str, float]:
     """Counts H, M, F, CN over all entries of (pooled) fields binarised at ``>= threshold``."""
+    pooled = max_pool(np.asarray(obs, float), pool)
+    valid = np.isfinite(pooled)
     p = max_pool(np.asarray(pred, float), pool) >= threshold
-    o = max_pool(np.asarray(obs, float), pool) >= threshold
+    o = pooled >= threshold
     return {
-        "hits": float(np.sum(p & o)),
-        "misses": float(np.sum(~p & o)),
-        "false_alarms": float(np.sum(p & ~o)),
-        "correct_negatives": float(np.sum(~p & ~o)),
+        "hits": float(np.sum(p & o & valid)),
+        "misses": float(np.sum(~p & o & valid)),
+        "false_alarms": float(np.sum(p & ~o & valid)),
+        "correct_negatives": float(np.sum(~p & ~o & valid)),
     }
+
+
+def event_counts(pred: np.ndarray, obs: np.ndarray, thresholds: list[float], pool: int = 1) -> np.ndarray:
+    """Counts (sample, threshold, lead, 4: hits, misses, false alarms, correct negatives) of (sample, lead, y, x)
+    fields, the same definitions as :func:`contingency` (missing observations left out)."""
+    o_pool = max_pool(np.asarray(obs, float), pool)
+    p_pool = max_pool(np.asarray(pred, float), pool)
+    valid = np.isfinite(o_pool)
+    out = np.zeros((len(o_pool), len(thresholds), o_pool.shape[1], 4))
+    for i, thr in enumerate(thresholds):
+        p, o = p_pool >= thr, o_pool >= thr
+        for k, cell in enumerate((p & o, ~p & o, p & ~o, ~p & ~o)):
+            out[:, i, :, k] = np.sum(cell & valid, axis=(-2, -1))
+    return out
+
+
+def csi_from_counts(counts: np.ndarray) -> np.ndarray:
+    """CSI = H / (H + M + F) over the last axis of counts (..., 4); NaN where H + M + F = 0."""
+    h, m, f = counts[..., 0], counts[..., 1], counts[..., 2]
+    den = h + m + f
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, h / np.where(den > 0, den, 1), np.nan)
 
 
 def _ratio(num: float, den: float) -> float:

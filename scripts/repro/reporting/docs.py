@@ -124,6 +124,13 @@ def budget_block(bench_dir: Path, shown: str, log_dir: Path | None = None) -> st
     last sample, so it undercounts steps of 20 to 45 s.
     """
     steps = {p.stem: read_benchmark(p) for p in sorted(bench_dir.glob("*.tsv"))}
+    # A stage eligible for Snakemake's between-workflow cache has no benchmark file (Snakemake refuses both on one
+    # rule): its log's "done in" line gives its wall time, CPU and peak memory.
+    for log in sorted(log_dir.glob("*.log")) if log_dir is not None and log_dir.is_dir() else []:
+        found = USAGE_LINE.findall(log.read_text(errors="replace")) if log.stem not in steps else []
+        if found and log.stem != "provenance":
+            steps[log.stem] = {"wall": float(found[-1][0]), "cpu": np.nan, "rss": np.nan}
+    steps = dict(sorted(steps.items()))
     if not steps:
         raise InputError(bench_dir, "no benchmark files (*.tsv)")
     # A stage eligible for the between-workflow cache has no benchmark file (Snakemake refuses both on one
@@ -231,7 +238,7 @@ def update_page(page: Path, root: Path) -> list[str]:
         text = replace_block(text, RESULTS_BEGIN, RESULTS_END, block, page)
         done.append("results")
     bench_dir = Path("results/benchmarks") / slug
-    if list((root / bench_dir).glob("*.tsv")):
+    if list((root / bench_dir).glob("*.tsv")) or list((root / "logs" / slug).glob("*.log")):
         block = budget_block(root / bench_dir, bench_dir.as_posix(), root / "logs" / slug)
         text = replace_block(text, BUDGET_BEGIN, BUDGET_END, block, page)
         done.append("budget")

@@ -22,6 +22,7 @@ from repro.data.era5.readers import guess_format, local_zarr_root, open_source
 from repro.data.era5.shallow_water import ShallowWaterSettings, simulate
 from repro.data.era5.writer import chunk_readers, store_bytes, write_canonical
 from repro.workflow.io import InputError, write_json
+from repro.workflow.manifest import file_record
 
 log = logging.getLogger(__name__)
 STORES_FILE = Path(__file__).resolve().parents[4] / "resources" / "era5" / "stores.yaml"
@@ -134,6 +135,7 @@ def convert(section: dict[str, Any], store: Path, norm_stats: Path, manifest: Pa
         workers=workers,
         norm_stats_path=norm_stats,
         readers=source_readers(section, described.get("url"), plan),
+        max_missing_fraction=section.get("max_missing_fraction", 0.0),
     )
     times = ds["time"].values
     record = described | {
@@ -146,6 +148,8 @@ def convert(section: dict[str, Any], store: Path, norm_stats: Path, manifest: Pa
         "bytes": summary["bytes"],
         "norm_stats_bytes": store_bytes(norm_stats),
         "resumed_chunks": summary["resumed_chunks"],
+        "missing": summary["missing"],
+        "inputs": [file_record(section["local"]["path"], role="input")] if section["source"] == "local" else [],
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     write_json(manifest, record)

@@ -1,5 +1,10 @@
 """Write a canonical dataset to zarr chunk by chunk: resumable, parallel, NaN-checked, all or nothing.
 
+Missing data: a value the source marks missing (NaN, which xarray and the zarr fill value decode it to) is
+counted per variable and kept as NaN; normalisation statistics leave it out, the summary (and so the manifest)
+reports the counts with the first times concerned, and a source missing more than ``max_missing_fraction`` of a
+variable's values stops with an InputError naming the variable. Infinite values always stop.
+
 Why not ``ds.to_zarr()``: the naive path funnels every chunk through one dask graph and starts over
 after a kill. Here each output chunk (``chunk_time`` steps) is read, checked for NaNs and written as one
 encoded file by a pool of threads (numcodecs releases the GIL); finished chunks, with their
@@ -56,13 +61,16 @@ def _fingerprint(ds: xr.Dataset, chunk_time: int, source: dict[str, Any]) -> str
     return hashlib.sha256(json.dumps(plan, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _channel_sums(values: np.ndarray, level: int | None) -> tuple[list[float], list[float]]:
-    """Per channel sum and sum of squares, accumulated in float64 without a float64 copy of the block."""
+def _channel_sums(values: np.ndarray, level: int | None) -> tuple[list[float], list[float], list[float]]:
+    """Per channel count, sum and sum of squares of the finite values, in float64 without a float64 copy."""
     x = np.moveaxis(values, level, 0) if level is not None else values[None]
     x = x.reshape(x.shape[0], -1)
+    finite = np.isfinite(x)
+    if not finite.all():
+        x = np.where(finite, x, 0)
     total = np.einsum("cn->c", x, dtype=np.float64)
     squares = np.einsum("cn,cn->c", x, x, dtype=np.float64)
-    return total.tolist(), squares.tolist()
+    return finite.sum(axis=1).astype(float).tolist(), total.tolist(), squares.tolist()
 
 
 def _chunk_stats(block: dict[str, np.ndarray], dims: dict[str, tuple[str, ...]]) -> dict[str, list[float]]:
@@ -74,11 +82,10 @@ def _chunk_stats(block: dict[str, np.ndarray], dims: dict[str, tuple[str, ...]])
     out: dict[str, list[float]] = {k: [] for k in ("n", "sum", "sumsq", "rn", "rsum", "rsumsq")}
     for name, values in block.items():
         level = dims[name].index("level") if "level" in dims[name] else None
-        channels = values.shape[level] if level is not None else 1
         diff = np.diff(values, axis=0)
         for prefix, array in (("", values), ("r", diff)):
-            total, squares = _channel_sums(array, level)
-            out[prefix + "n"] += [array.size / channels] * channels
+            count, total, squares = _channel_sums(array, level)
+            out[prefix + "n"] += count
             out[prefix + "sum"] += total
             out[prefix + "sumsq"] += squares
     return out
@@ -86,11 +93,11 @@ def _chunk_stats(block: dict[str, np.ndarray], dims: dict[str, tuple[str, ...]])
 
 def _norm_stats(chunks: list[dict[str, list[float]]], names: list[str]) -> dict[str, np.ndarray]:
     tot = {k: np.sum([np.asarray(c[k]) for c in chunks], axis=0) for k in chunks[0]}
-    mean = tot["sum"] / tot["n"]
+    mean = tot["sum"] / np.maximum(tot["n"], 1)
     rmean = tot["rsum"] / np.maximum(tot["rn"], 1)
     return {
         "state_mean": mean.astype(np.float32),
-        "state_std": np.sqrt(np.maximum(tot["sumsq"] / tot["n"] - mean**2, 0)).astype(np.float32),
+        "state_std": np.sqrt(np.maximum(tot["sumsq"] / np.maximum(tot["n"], 1) - mean**2, 0)).astype(np.float32),
         "residual_mean": rmean.astype(np.float32),
         "residual_std": np.sqrt(np.maximum(tot["rsumsq"] / np.maximum(tot["rn"], 1) - rmean**2, 0)).astype(np.float32),
         "channels": np.asarray(names),
@@ -172,6 +179,7 @@ def write_canonical(
     norm_stats_path: str | os.PathLike | None = None,
     after_chunk: Callable[[int], None] | None = None,
     readers: dict[str, BlockReader] | None = None,
+    max_missing_fraction: float = 0.0,
 ) -> dict[str, Any]:
     """Write canonical ``ds`` to ``target`` and return a summary (chunks written, resumed, bytes).
 
@@ -202,14 +210,18 @@ def write_canonical(
     def convert(index: int) -> None:
         sl = slice(index * chunk_time, min((index + 1) * chunk_time, n_time))
         block = {}
+        missing = {}
         for name in dims:
             values = readers[name](sl)
-            if not np.all(np.isfinite(values)):
-                bad = ds["time"].values[sl][~np.isfinite(values).reshape(values.shape[0], -1).all(axis=1)]
-                raise InputError(where, f"NaN or infinite values in {name!r} at time(s) {[str(t) for t in bad[:3]]}")
+            if np.any(np.isinf(values)):
+                bad = ds["time"].values[sl][np.isinf(values).reshape(values.shape[0], -1).any(axis=1)]
+                raise InputError(where, f"infinite values in {name!r} at time(s) {[str(t) for t in bad[:3]]}")
+            nan = np.isnan(values).reshape(values.shape[0], -1).sum(axis=1)
+            if nan.any():
+                missing[name] = {"count": int(nan.sum()), "times": [str(t) for t in ds["time"].values[sl][nan > 0][:3]]}
             outputs[name].write_chunk((index,) + (0,) * (values.ndim - 1), values)
             block[name] = values
-        stats = _chunk_stats(block, dims)
+        stats = _chunk_stats(block, dims) | {"missing": missing}
         with lock:
             with open(progress_file, "a") as fh:
                 fh.write(json.dumps({"chunk": index, "stats": stats}) + "\n")
@@ -229,9 +241,28 @@ def write_canonical(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    missing: dict[str, dict] = {}
+    for i in range(n_chunks):
+        for name, found in done[str(i)].get("missing", {}).items():
+            entry = missing.setdefault(name, {"count": 0, "first_times": []})
+            entry["count"] += found["count"]
+            entry["first_times"] = (entry["first_times"] + found["times"])[:3]
+    for name, entry in missing.items():
+        entry["fraction"] = entry["count"] / int(np.prod(ds[name].shape))
+        log.warning("%s: %d missing (NaN) values in %r, first at %s", where, entry["count"], name, entry["first_times"])
+        if entry["fraction"] > max_missing_fraction:
+            shutil.rmtree(partial, ignore_errors=True)
+            progress_file.unlink(missing_ok=True)
+            raise InputError(
+                where,
+                f"{entry['count']} missing (NaN) values in {name!r} ({entry['fraction']:.2%}, first at "
+                f"{entry['first_times']}), above max_missing_fraction {max_missing_fraction}",
+            )
     zarr.consolidate_metadata(str(partial))
     if norm_stats_path is not None:
-        stats = _norm_stats([done[str(i)] for i in range(n_chunks)], channel_names(ds))
+        stats = _norm_stats(
+            [{k: v for k, v in done[str(i)].items() if k != "missing"} for i in range(n_chunks)], channel_names(ds)
+        )
         with atomic_path(norm_stats_path) as tmp:
             with open(tmp, "wb") as fh:
                 np.savez(fh, **stats)
@@ -239,7 +270,7 @@ def write_canonical(
         shutil.rmtree(target)
     os.replace(partial, target)
     progress_file.unlink(missing_ok=True)
-    return {"chunks": n_chunks, "resumed_chunks": resumed, "bytes": store_bytes(target)}
+    return {"chunks": n_chunks, "resumed_chunks": resumed, "bytes": store_bytes(target), "missing": missing}
 
 
 def _load_progress(path: Path, key: str) -> dict[str, Any]:

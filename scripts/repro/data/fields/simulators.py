@@ -193,15 +193,16 @@ def power_law_noise(rng: np.random.Generator, samples: int, n: int, beta: float)
     return (field - field.mean(axis=(1, 2), keepdims=True)) / field.std(axis=(1, 2), keepdims=True)
 
 
-def semi_lagrangian(field: np.ndarray, motion: np.ndarray, steps: float = 1.0) -> np.ndarray:
-    """x(r, t + steps) = x(r - steps * V(r), t): bilinear backtracking on a periodic grid.
+def semi_lagrangian(field: np.ndarray, motion: np.ndarray, steps: float = 1.0, periodic: bool = True) -> np.ndarray:
+    """x(r, t + steps) = x(r - steps * V(r), t): bilinear backtracking on a periodic grid (``periodic=False``:
+    a point traced back outside the grid takes the nearest edge value).
 
     ``field`` (y, x), ``motion`` (2, y, x) in pixels per frame, components (dx, dy).
     """
     n_y, n_x = field.shape
     yy, xx = np.meshgrid(np.arange(n_y), np.arange(n_x), indexing="ij")
     coords = np.stack([yy - steps * motion[1], xx - steps * motion[0]])
-    return ndimage.map_coordinates(field, coords, order=1, mode="grid-wrap")
+    return ndimage.map_coordinates(field, coords, order=1, mode="grid-wrap" if periodic else "nearest")
 
 
 def radar_echoes(

@@ -20,8 +20,9 @@ import torch.nn.functional as F
 from torch import nn
 
 
-def warp(values: torch.Tensor, displacement: torch.Tensor) -> torch.Tensor:
-    """values (B, C, H, W) sampled at (y + dy, x + dx) with periodic bilinear interpolation.
+def warp(values: torch.Tensor, displacement: torch.Tensor, periodic: bool = True) -> torch.Tensor:
+    """values (B, C, H, W) sampled at (y + dy, x + dx) with bilinear interpolation, periodic or (``periodic=False``)
+    holding the edge value beyond the boundary.
 
     ``displacement`` (B, 2, H, W) holds (dx, dy) in grid cells.
     """
@@ -35,7 +36,8 @@ def warp(values: torch.Tensor, displacement: torch.Tensor) -> torch.Tensor:
     flat = values.reshape(b, c, h * w)
 
     def corner(yi: torch.Tensor, xi: torch.Tensor) -> torch.Tensor:
-        index = ((yi % h) * w + (xi % w)).reshape(b, 1, h * w).expand(b, c, h * w)
+        yi, xi = (yi % h, xi % w) if periodic else (yi.clamp(0, h - 1), xi.clamp(0, w - 1))
+        index = (yi * w + xi).reshape(b, 1, h * w).expand(b, c, h * w)
         return torch.gather(flat, 2, index).reshape(b, c, h, w)
 
     top = corner(y0, x0) * (1 - fx) + corner(y0, x0 + 1) * fx
@@ -63,11 +65,11 @@ class ChannelNorm(nn.Module):
 
 
 class SelfWarp(nn.Module):
-    def __init__(self, width: int, heads: int, hidden: int | None = None):
+    def __init__(self, width: int, heads: int, hidden: int | None = None, periodic: bool = True):
         super().__init__()
         if width % heads:
             raise ValueError(f"width {width} is not a multiple of heads {heads}")
-        self.heads = heads
+        self.heads, self.periodic = heads, periodic
         self.value = Pointwise(width, width)
         hidden = hidden or width
         self.displacement = nn.Sequential(Pointwise(width, hidden), nn.ReLU(), Pointwise(hidden, 2 * heads))
@@ -87,13 +89,13 @@ class SelfWarp(nn.Module):
         b, c, h, w = u.shape
         values = self.value(u).reshape(b * self.heads, c // self.heads, h, w)
         rho = self.displacements(u).reshape(b * self.heads, 2, h, w)
-        return self.mix(warp(values, rho).reshape(b, c, h, w))
+        return self.mix(warp(values, rho, self.periodic).reshape(b, c, h, w))
 
 
 class FlowerBlock(nn.Module):
-    def __init__(self, width: int, heads: int):
+    def __init__(self, width: int, heads: int, periodic: bool = True):
         super().__init__()
-        self.warp = SelfWarp(width, heads)
+        self.warp = SelfWarp(width, heads, periodic=periodic)
         self.identity = Pointwise(width, width)
         self.norm = ChannelNorm(width)
 
@@ -109,19 +111,26 @@ class Flower(nn.Module):
     """U-shaped scaffold of FlowerBlocks: ``levels`` resolutions, ``blocks`` blocks per level and side."""
 
     def __init__(
-        self, in_channels: int, out_channels: int, width: int = 16, heads: int = 4, levels: int = 2, blocks: int = 1
+        self,
+        in_channels: int,
+        out_channels: int,
+        width: int = 16,
+        heads: int = 4,
+        levels: int = 2,
+        blocks: int = 1,
+        periodic: bool = True,
     ):
         super().__init__()
         widths = [width * 2**i for i in range(levels)]
         self.lift = Pointwise(in_channels, width)
         self.down_blocks = nn.ModuleList(
-            nn.Sequential(*[FlowerBlock(wd, heads) for _ in range(blocks)]) for wd in widths
+            nn.Sequential(*[FlowerBlock(wd, heads, periodic) for _ in range(blocks)]) for wd in widths
         )
         self.down = nn.ModuleList(Pointwise(a, b) for a, b in zip(widths[:-1], widths[1:]))
         self.up = nn.ModuleList(Pointwise(b, a) for a, b in zip(widths[:-1], widths[1:]))
         self.merge = nn.ModuleList(Pointwise(2 * a, a) for a in widths[:-1])
         self.up_blocks = nn.ModuleList(
-            nn.Sequential(*[FlowerBlock(wd, heads) for _ in range(blocks)]) for wd in widths[:-1]
+            nn.Sequential(*[FlowerBlock(wd, heads, periodic) for _ in range(blocks)]) for wd in widths[:-1]
         )
         self.head = nn.Sequential(Pointwise(width, 2 * width), nn.GELU(), Pointwise(2 * width, out_channels))
 

@@ -23,8 +23,8 @@ def block_sparse(q, k, v, local_block: int, block: int, top_k: int) -> torch.Ten
     ) / 3
 
 
-def timed(fn, repeats: int, device: torch.device) -> float:
-    """Median wall time of ``fn`` over ``repeats`` runs after one warm-up."""
+def timed(fn, repeats: int, device: torch.device) -> list[float]:
+    """Wall times of ``fn`` over ``repeats`` runs after one warm-up."""
     fn()
     times = []
     for _ in range(repeats):
@@ -35,7 +35,7 @@ def timed(fn, repeats: int, device: torch.device) -> float:
         if device.type == "cuda":
             torch.cuda.synchronize()
         times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return times
 
 
 @torch.no_grad()
@@ -53,5 +53,15 @@ def main(job) -> None:
             lambda: dense_attention(q, expand_kv(k, c["heads"]), expand_kv(v, c["heads"])), c["repeats"], device
         )
         sparse_s = timed(lambda: block_sparse(q, k, v, local, c["block"], c["top_k"]), c["repeats"], device)
-        rows.append({"tokens": n, "dense_s": dense_s, "block_sparse_s": sparse_s, "speedup": dense_s / sparse_s})
+        dense, sparse = float(np.median(dense_s)), float(np.median(sparse_s))
+        rows.append(
+            {
+                "tokens": n,
+                "dense_s": dense,
+                "block_sparse_s": sparse,
+                "speedup": dense / sparse,
+                "dense_runs": dense_s,
+                "block_sparse_runs": sparse_s,
+            }
+        )
     write_json(job.output.cost, {"device": str(device), "torch": torch.__version__, "settings": c, "rows": rows})

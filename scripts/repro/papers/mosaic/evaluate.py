@@ -1,7 +1,9 @@
 """Rule entry ``mosaic_evaluate``: roll out every model, write WB2 forecast stores, score, check the claims.
 
-Models: Mosaic (block-sparse, CRPS), dense (dense attention, CRPS), mse (deterministic), persistence,
-climatology (training-period mean per grid point). Scores per channel and lead with the WB2 definitions.
+Models: Mosaic (block-sparse, CRPS), dense (dense attention, CRPS), mse (deterministic), compressive (Mosaic-C:
+CRPS, a coarser latent grid), persistence, climatology (training-period mean per grid point). Learning checks
+compare each trained model's fair CRPS (a deterministic forecast's is its absolute error) on the normalised
+channels, per initialisation and averaged over leads and channels, with persistence's (``learning``). Scores per channel and lead with the WB2 definitions.
 Exact properties are checked on random tensors (attention) and on the shipped real ERA5 ensemble
 (members 1-9 against member 0 as pseudo-truth).
 """
@@ -33,7 +35,7 @@ from repro.reporting.registry import load_reported
 from repro.workflow.io import read_json, write_json
 
 log = logging.getLogger(__name__)
-VARIANTS = ("mosaic", "dense", "mse")
+VARIANTS = ("mosaic", "dense", "mse", "compressive")
 
 
 def score(forecast: np.ndarray, truth: np.ndarray, latitude: np.ndarray, band: tuple[float, float], k_max: int) -> dict:
@@ -52,22 +54,18 @@ def score(forecast: np.ndarray, truth: np.ndarray, latitude: np.ndarray, band: t
         "spectrum_ratio_member": [],
         "spectrum_ratio_mean": [],
     }
-    for c in range(n_ch):
-        rows = {k: [] for k in out}
-        for lead in range(n_lead):
-            f, y, fm = forecast[:, :, lead, c], truth[:, lead, c], ens_mean[:, lead, c]
-            rows["rmse_mean"].append(float(rmse(fm, y, latitude)))
-            rows["rmse_member"].append(float(np.mean([rmse(f[:, m], y, latitude) for m in range(f.shape[1])])))
-            rows["crps"].append(float(spatial_mean(crps_fair(f, y, member_axis=1), latitude).mean()))
-            rows["spread_skill"].append(float(spread_skill(f, y, latitude)) if f.shape[1] > 1 else float("nan"))
-            s_true, _ = band_spectrum(y, latitude, band)
-            s_member, _ = band_spectrum(f, latitude, band)
-            s_mean, _ = band_spectrum(fm, latitude, band)
-            truth_k = s_true.mean(axis=0)[: k_max + 1]
-            rows["spectrum_ratio_member"].append((s_member.mean(axis=(0, 1))[: k_max + 1] / truth_k).tolist())
-            rows["spectrum_ratio_mean"].append((s_mean.mean(axis=0)[: k_max + 1] / truth_k).tolist())
-        for k in out:
-            out[k].append(rows[k])
+    for c in range(n_ch):  # every lead at once: the metrics reduce over (init, lat, lon) and keep the lead axis
+        f, y, fm = forecast[:, :, :, c], truth[:, :, c], ens_mean[:, :, c]
+        out["rmse_mean"].append(rmse(fm, y, latitude).tolist())
+        out["rmse_member"].append(np.mean([rmse(f[:, m], y, latitude) for m in range(f.shape[1])], axis=0).tolist())
+        out["crps"].append(spatial_mean(crps_fair(f, y, member_axis=1), latitude).mean(axis=0).tolist())
+        spread = spread_skill(f, y, latitude) if f.shape[1] > 1 else np.full(n_lead, np.nan)
+        out["spread_skill"].append(np.asarray(spread, float).tolist())
+        truth_k = band_spectrum(y, latitude, band)[0].mean(axis=0)[:, : k_max + 1]
+        s_member = band_spectrum(f, latitude, band)[0].mean(axis=(0, 1))[:, : k_max + 1]
+        s_mean = band_spectrum(fm, latitude, band)[0].mean(axis=0)[:, : k_max + 1]
+        out["spectrum_ratio_member"].append((s_member / truth_k).tolist())
+        out["spectrum_ratio_mean"].append((s_mean / truth_k).tolist())
     return out
 
 
@@ -162,6 +160,11 @@ def main(job) -> None:
         forecasts[name] = fc.rollout(model, test.states, inits, steps, members, seed)
     forecasts["persistence"] = fc.persistence(test.states, inits, steps)
     forecasts["climatology"] = fc.climatology(train.states.mean(axis=0), len(inits), steps)
+    normalised_truth = fc.truth_windows(test.states, inits, steps)
+    learning = {
+        name: spatial_mean(crps_fair(f, normalised_truth, member_axis=1), test.latitude).mean(axis=(1, 2)).tolist()
+        for name, f in forecasts.items()
+    }
     scores, physical_forecasts = {}, {}
     headline = test.channels.index(ev["headline_channel"])
     for name, normalised in forecasts.items():
@@ -184,6 +187,7 @@ def main(job) -> None:
         "headline_channel": ev["headline_channel"],
         "scores": scores,
         "per_init": per_init(physical_forecasts, truth, test.latitude, band, k_max, headline, steps - 1),
+        "learning": learning,
         "attention_exactness": attention_exactness(seed),
         "attention_cost": read_json(job.input.cost)["rows"],
         "era5_sample": sample_checks(job.input.sample),

@@ -8,13 +8,20 @@ import torch
 import xarray as xr
 
 from repro.papers.mosaic.model import ModelSettings, Mosaic
-from repro.workflow.io import atomic_path
+from repro.workflow.io import InputError, atomic_path
 
 
 def load_model(path, latitude: np.ndarray, longitude: np.ndarray) -> tuple[Mosaic, dict]:
-    saved = torch.load(path, weights_only=False)
+    """A trained model from its file: tensors and plain data only (weights_only=True), so a file from a shared
+    cache cannot run code when read."""
+    try:
+        saved = torch.load(path, weights_only=True, map_location="cpu")
+    except Exception as err:  # torch raises UnpicklingError and others for anything but tensors and plain data
+        raise InputError(path, f"not a model file of tensors and plain data ({type(err).__name__}: {err})") from err
     settings = dict(saved["settings"])
     settings["tile"] = tuple(settings["tile"])
+    if isinstance(settings.get("patch"), list):
+        settings["patch"] = tuple(settings["patch"])
     model = Mosaic(ModelSettings(**settings), latitude, longitude)
     model.load_state_dict(saved["state"])
     model.eval()

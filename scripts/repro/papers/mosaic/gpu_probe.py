@@ -30,7 +30,7 @@ def build(section: dict, device, era5: dict | None = None, grid: tuple[int, int]
 
     era5 = era5 or load_config("config/full.yaml")["data"]["era5"]
     channels = channel_count(era5)
-    spec = dict(section["model"])
+    spec = {k: v for k, v in section["model"].items() if k != "compressive_patch"}  # the native variant
     spec["tile"] = tuple(spec.get("tile", (2, 8)))
     settings = ModelSettings(channels=channels, **spec)
     n_lat, n_lon = grid

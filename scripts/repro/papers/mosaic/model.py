@@ -87,6 +87,17 @@ def padded_latitudes(latitude: np.ndarray, rows: int) -> np.ndarray:
     return np.concatenate([latitude, latitude[-1] + step * np.arange(1, extra + 1)])
 
 
+def persistence_init(head: nn.Conv2d, width: int, history: int, channels: int) -> None:
+    """Start the pointwise head at persistence: the newest input state passes through, the token features enter
+    with zero weight. The network still predicts the next state directly; it starts from the input instead of
+    from a random map of it."""
+    with torch.no_grad():
+        head.weight.zero_()
+        head.bias.zero_()
+        newest = width + (history - 1) * channels
+        head.weight[:, newest : newest + channels, 0, 0] = torch.eye(channels)
+
+
 def tile_order(n_lat: int, n_lon: int, tile: tuple[int, int]) -> np.ndarray:
     """Permutation from raster token order to tile order (each tile of tokens contiguous)."""
     tl, tw = tile
@@ -136,6 +147,7 @@ class Mosaic(nn.Module):
         self.embed = nn.Conv2d(s.history * s.channels + 3, s.width, self.patch, stride=self.patch)
         self.blocks = nn.ModuleList(Block(s, self.block) for _ in range(s.depth))
         self.head = nn.Conv2d(s.width + s.history * s.channels, s.channels, 1)
+        persistence_init(self.head, s.width, s.history, s.channels)
         self.grid = (n_lat, n_lon)
 
     def forward(self, history: torch.Tensor, z: torch.Tensor | None = None) -> torch.Tensor:

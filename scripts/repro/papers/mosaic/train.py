@@ -1,7 +1,10 @@
 """Rule entry ``mosaic_train``: train one variant on the canonical store.
 
-Variants: ``mosaic`` (block-sparse attention, noise-gated FFN, fair CRPS over ``members``),
-``dense`` (the same with dense attention) and ``mse`` (the same backbone, no noise, MSE loss).
+Variants: ``mosaic`` (block-sparse attention, noise-gated FFN, fair CRPS over ``members``, one token per grid
+point), ``dense`` (the same with dense attention), ``mse`` (the same backbone, no noise, MSE loss) and
+``compressive`` (Mosaic-C, the paper's aliasing ablation: the same CRPS model encoding
+``compressive_patch`` x ``compressive_patch`` grid points into one token of a coarser latent grid, decoded back by
+interpolation).
 Loss = area-weighted mean over grid points and channels; ``rollout`` > 1 adds autoregressive steps.
 Batch order comes from ``epoch_rng(seed, epoch)`` and every epoch is seeded from (seed, epoch), so a
 run resumed from its checkpoint equals an uninterrupted one bit for bit.
@@ -23,7 +26,7 @@ from repro.workflow.device import pick_device
 from repro.workflow.io import atomic_path, write_json
 
 log = logging.getLogger(__name__)
-VARIANTS = ("mosaic", "dense", "mse")
+VARIANTS = ("mosaic", "dense", "mse", "compressive")
 CHECKPOINT_EVERY = 2
 
 
@@ -36,7 +39,7 @@ def model_settings(settings: dict, variant: str, channels: int) -> ModelSettings
         depth=m["depth"],
         heads=m["heads"],
         kv_heads=m["kv_heads"],
-        patch=m["patch"],
+        patch=m["compressive_patch"] if variant == "compressive" else m["patch"],
         tile=tuple(m["tile"]),
         local_block=m["local_block"],
         top_k=m["top_k"],
@@ -137,12 +140,13 @@ def main(job) -> None:
     )
     log.info("%s: best epoch %d, val %.4f", variant, result.best_epoch, result.best_score)
     with atomic_path(job.output.model) as tmp:
+        # tensors and plain data only: forecast.load_model reads it back with weights_only=True
         torch.save(
             {
                 "state": model.state_dict(),
-                "settings": ms.__dict__,
+                "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in ms.__dict__.items()},
                 "variant": variant,
-                "channels": train_f.channels,
+                "channels": list(train_f.channels),
                 "history": result.history,
             },
             tmp,

@@ -5,63 +5,89 @@ from __future__ import annotations
 
 import numpy as np
 
-from repro.data.fields.store import open_fields, split_of
-from repro.papers.pdrf.nowcast import sl_forecasts
+from repro.data.fields.store import open_fields
+from repro.papers.pdrf.evaluate import method_name
+from repro.papers.pdrf.nowcast import sl_from_motion
 from repro.reporting.plotting import PALETTE, save, subplots
-from repro.workflow.fields_io import load_arrays
 from repro.workflow.io import read_json
 
 MAIN = ("persistence", "sl_extrapolation", "unet", "velocity_rf", "data_rf", "pdrf")
+LABELS = {
+    "persistence": "persistence",
+    "sl_extrapolation": "SL extrapolation",
+    "unet": "U-Net (MSE)",
+    "velocity_rf": "velocity RF",
+    "data_rf": "data-space RF",
+    "pdrf": "PDRF (data-space + SL teacher)",
+}
 
 
-def lead_figure(metrics: dict, path: str) -> None:
-    thresholds = list(next(iter(metrics["skill"]["pdrf"].values()))["by_lead"])
-    fig, axes = subplots(1, len(thresholds), width=2.8)
+def lead_figure(metrics: dict, minutes: float, path: str) -> None:
+    thresholds = list(metrics["skill"]["persistence"]["by_lead"])
+    fig, axes = subplots(1, len(thresholds), width=2.9)
     for ax, thr in zip(axes[0], thresholds):
         for i, method in enumerate(m for m in MAIN if m in metrics["skill"]):
-            curves = [s["by_lead"][thr]["csi"] for s in metrics["skill"][method].values()]
-            curve = np.nanmean(np.asarray(curves, float), axis=0)
-            ax.plot(np.arange(1, len(curve) + 1), curve, "o-", ms=2, color=PALETTE[i], label=method)
-        ax.set(title=f"threshold {thr}", xlabel="lead (frames)", ylabel="CSI")
-    axes[0][0].legend()
+            curve = np.asarray(metrics["skill"][method]["by_lead"][thr]["csi"], float)
+            ax.plot(minutes * np.arange(1, len(curve) + 1), curve, "o-", ms=2, color=PALETTE[i], label=LABELS[method])
+        ax.set(title=f"threshold {thr} (VIL 0-255)", xlabel="lead time (min)", ylabel="CSI (pooled over test events)")
+    axes[0][0].legend(fontsize=6)
     save(fig, path)
 
 
-def panels_figure(radar: str, preds: dict, settings: dict, path: str) -> None:
-    ds = open_fields(radar, ("precip",))
+def panels_figure(radar: str, forecasts: str, path: str) -> None:
+    ds = open_fields(radar, ("precip",), load=False, missing_ok=("precip",))
+    fc = open_fields(forecasts, load=False)
+    row = int(fc["row"].values[0])
     frames_in = int(ds.attrs["frames_in"])
-    test = split_of(ds, "test").precip.values[:1]
-    rows = {
-        "observed": test[:, frames_in:],
-        "sl_extrapolation": sl_forecasts(test[:, :frames_in], test.shape[1] - frames_in, **settings["motion"]),
-    }
-    rows |= {m: preds[f"{m}/s0"][:1] for m in ("velocity_rf", "data_rf", "pdrf") if f"{m}/s0" in preds}
-    leads = (0, test.shape[1] - frames_in - 1)
+    seq = np.asarray(ds.precip.isel(sample=[row]).values)
+    obs = seq[:, frames_in:]
+    sl = sl_from_motion(
+        seq[:, :frames_in], ds.motion_est.isel(sample=[row]).values, obs.shape[1], bool(ds.attrs["periodic"])
+    )
+    rows = {"observed": obs, "sl_extrapolation": sl}
+    rows |= {method_name(k): np.asarray(fc[k].isel(sample=[0]).values) for k in fc.data_vars if "nfe" not in k}
+    leads = (0, obs.shape[1] - 1)
     fig, axes = subplots(len(leads), len(rows), width=1.9, height=2.0)
     for r, lead in enumerate(leads):
         for c, (name, field) in enumerate(rows.items()):
             ax = axes[r][c]
-            ax.imshow(np.clip(field[0, lead], 0, 255), vmin=0, vmax=255, cmap="viridis")
-            ax.set(title=f"{name}, lead {lead + 1}", xticks=[], yticks=[])
+            image = ax.imshow(np.clip(field[0, lead], 0, 255), vmin=0, vmax=255, cmap="viridis")
+            ax.set(
+                title=f"{LABELS.get(name, name)}\nlead {(lead + 1) * float(ds.attrs['dt']):g} min", xticks=[], yticks=[]
+            )
+            ax.title.set_fontsize(6)
             ax.grid(False)
+    fig.subplots_adjust(right=0.9)
+    fig.colorbar(image, cax=fig.add_axes([0.92, 0.15, 0.012, 0.7]), label="VIL (0-255)")
     save(fig, path)
 
 
+def label(name: str) -> str:
+    base, _, nfe = name.partition("_nfe")
+    return f"{LABELS.get(base, base)}, NFE {nfe}" if nfe else LABELS.get(name, name)
+
+
 def ablation_figure(metrics: dict, path: str) -> None:
-    names = [m for m in metrics["skill"] if m not in ("persistence", "sl_extrapolation")]
+    plain = [m for m in MAIN if m in metrics["skill"] and m != "persistence"]
+    sweep = sorted((m for m in metrics["skill"] if "_nfe" in m), key=lambda m: int(m.rsplit("nfe", 1)[1]))
+    names = plain + sweep
+    boot = metrics["bootstrap"]["scores"]
     fig, axes = subplots(1, 2, width=4.0)
     for ax, score in zip(axes[0], ("late_csi_m", "late_csi_top")):
         for i, name in enumerate(names):
-            values = [s[score] for s in metrics["skill"][name].values()]
-            ax.bar(i, np.mean(values), color=PALETTE[i % len(PALETTE)])
-            ax.plot([i] * len(values), values, "k.", ms=3)
-        ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
-        ax.set(ylabel=score.replace("_", " "), title=f"{score} (dots: seeds)")
+            value = metrics["skill"][name][score]
+            low, high = np.percentile(boot[score][name], [2.5, 97.5]) if name in boot[score] else (value, value)
+            ax.bar(i, value, color=PALETTE[i % len(PALETTE)], yerr=[[value - low], [high - value]], capsize=2)
+        ax.axhline(metrics["skill"]["persistence"][score], color="k", lw=0.8, ls="--", label="persistence")
+        ax.set_xticks(range(len(names)), [label(n) for n in names], rotation=45, ha="right", fontsize=6)
+        ax.set(ylabel=score.replace("_", " ") + " (CSI)", title=f"{score} (bars: 95% over test events)")
+        ax.legend(fontsize=6)
     save(fig, path)
 
 
 def main(job) -> None:
     metrics = read_json(job.input.metrics)
-    lead_figure(metrics, job.output.csi_by_lead)
-    panels_figure(job.input.radar, load_arrays(job.input.predictions), job.params.settings, job.output.panels)
+    minutes = float(open_fields(job.input.radar, load=False).attrs["dt"])
+    lead_figure(metrics, minutes, job.output.csi_by_lead)
+    panels_figure(job.input.radar, job.input.forecasts, job.output.panels)
     ablation_figure(metrics, job.output.ablation)

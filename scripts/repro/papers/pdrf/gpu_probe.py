@@ -22,10 +22,10 @@ def build(section: dict, device, resolution: int | None = None):
     teacher = section["variants"]["pdrf"]["teacher"]
 
     def batch(size: int):
+        """(sequences of frames_in + frames_out frames, the teacher's coarse target) on the 0-255 scale."""
         return (
-            torch.rand(size, frames_in, n, n, device=device),
-            torch.rand(size, frames_out, n, n, device=device),
-            torch.rand(size, frames_out, n, n, device=device),
+            255 * torch.rand(size, frames_in + frames_out, n, n, device=device),
+            255 * torch.rand(size, frames_out, n // 4, n // 4, device=device),
         )
 
     def loss(net, b):
