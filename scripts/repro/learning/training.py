@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import pickle
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -84,13 +85,33 @@ def seed_epoch(seed: int, epoch: int) -> None:
 
 
 def _rng_state() -> dict:
-    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+    """The RNG states as tensors and plain containers, so a checkpoint loads with ``weights_only=True``."""
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    return {
+        "torch": torch.get_rng_state(),
+        "numpy": [name, torch.from_numpy(keys.astype(np.int64)), int(pos), int(has_gauss), float(cached)],
+        "python": random.getstate(),
+    }
 
 
 def _set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
+    name, keys, pos, has_gauss, cached = state["numpy"]
+    keys = keys.numpy() if isinstance(keys, torch.Tensor) else np.asarray(keys)
+    np.random.set_state((name, keys.astype(np.uint32), pos, has_gauss, cached))
     random.setstate(state["python"])
+
+
+def load_checkpoint(path: Path) -> dict | None:
+    """A checkpoint as tensors and plain data (``weights_only=True``: nothing in it can run code); ``None``
+    when there is none or it holds anything else (an older checkpoint with pickled objects is not resumed)."""
+    if not path.exists():
+        return None
+    try:
+        return torch.load(path, weights_only=True)
+    except pickle.UnpicklingError as err:
+        log.warning("ignoring checkpoint %s: not loadable as weights only (%s)", path, str(err).splitlines()[0])
+        return None
 
 
 def fingerprint_of(settings: object, files: Iterable[str | os.PathLike] = ()) -> str:
@@ -158,7 +179,7 @@ def train(
     best_state = copy.deepcopy(model.state_dict())
     start, since_best = 0, 0
     ckpt = Path(checkpoint) if checkpoint else None
-    state = torch.load(ckpt, weights_only=False) if ckpt is not None and ckpt.exists() else None
+    state = load_checkpoint(ckpt) if ckpt is not None else None
     if state is not None and state.get("fingerprint") != fingerprint:
         log.info("ignoring checkpoint %s: it was written for other settings or code", ckpt)
         state = None
