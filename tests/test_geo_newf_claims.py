@@ -13,7 +13,8 @@ def metrics():
     return {
         "models": {
             "geonew": {
-                "id_error": [0.20, 0.22, 0.21],
+                "id_error": [0.10, 0.11, 0.105],
+                "id_error_per_mesh": [[0.1, 0.12, 0.08, 0.1]] * 3,
                 "ood_error": [0.24, 0.25, 0.25],
                 "ood_id_ratio": [1.2, 1.14, 1.19],
                 "pou_max_error": 4e-16,
@@ -23,11 +24,13 @@ def metrics():
                 "newton_converged_fraction": 1.0,
             },
             "regression": {
-                "id_error": [0.1, 0.12, 0.11],
+                "id_error": [0.2, 0.22, 0.21],
+                "id_error_per_mesh": [[0.2, 0.22, 0.18, 0.24]] * 3,
                 "ood_error": [0.3, 0.33, 0.32],
                 "ood_id_ratio": [3.0, 2.75, 2.9],
             },
-        }
+        },
+        "trivial": {"constant": 1.0, "id_error_per_mesh": [0.6, 0.7, 0.65, 0.6]},
     }
 
 
@@ -51,6 +54,19 @@ def test_baseline_degrading_less_fails():
 @pytest.mark.counterfactual("geo-newf", "geonew_lower_ood_error")
 def test_baseline_lower_ood_error_fails():
     assert verdict(CLAIMS, "geonew_lower_ood_error", swapped()) == "fails"
+
+
+@pytest.mark.counterfactual("geo-newf", "geonew_lower_id_error")
+def test_baseline_lower_id_error_fails():
+    assert verdict(CLAIMS, "geonew_lower_id_error", swapped()) == "fails"
+
+
+def test_a_model_no_better_than_a_constant_field_makes_the_comparisons_inconclusive():
+    m = copy.deepcopy(metrics())
+    m["models"]["regression"]["id_error_per_mesh"] = [m["trivial"]["id_error_per_mesh"]] * 3
+    assert verdict(CLAIMS, "regression_learned", m) == "fails"
+    assert verdict(CLAIMS, "geonew_lower_ood_error", m) == "inconclusive"
+    assert verdict(CLAIMS, "geonew_learned", m) == "pass"
 
 
 def test_an_advantage_within_seed_noise_fails():

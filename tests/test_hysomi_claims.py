@@ -7,6 +7,8 @@ import pytest
 from repro.papers.hysomi.claims import CLAIMS
 from repro.reporting.claims import verdict
 
+TRIVIAL = [1.0, 1.2, 0.8, 1.1, 0.9, 1.0]  # the midpoint start's observed error per test sample
+
 
 def method(observed, unobserved, cv=None):
     by_n = {
@@ -14,6 +16,7 @@ def method(observed, unobserved, cv=None):
         for n in (8, 16, 32)
     }
     out = {"by_n_train": by_n, "conservation_drift": 1e-15, "bound_margin": 0.01, "min_state": 0.0}
+    out["observed_per_sample_per_member"] = [[t * o for t in TRIVIAL] for o in observed]
     if cv is not None:
         out["equifinality_cv_per_sample"] = cv
     return out
@@ -28,7 +31,13 @@ def metrics():
         "per_sample": method([0.40, 0.42, 0.41], [0.60, 0.62, 0.61]),
         "two_step": method([0.35, 0.36, 0.34], [0.70, 0.72, 0.71]),
     }
-    return {"levels": {"L2": {"n_train": [8, 16, 32], "main_n_train": 32, "methods": methods}}}
+    level = {
+        "n_train": [8, 16, 32],
+        "main_n_train": 32,
+        "methods": methods,
+        "trivial": {"observed_per_sample": TRIVIAL},
+    }
+    return {"levels": {"L2": level}}
 
 
 def replaced(target: str, source: str) -> dict:
@@ -40,6 +49,15 @@ def replaced(target: str, source: str) -> dict:
 
 def test_every_claim_passes_on_metrics_that_support_it():
     assert {c.id: verdict(CLAIMS, c.id, metrics()) for c in CLAIMS} == {c.id: "pass" for c in CLAIMS}
+
+
+def test_a_global_calibration_no_better_than_its_start_makes_its_comparisons_inconclusive():
+    m = copy.deepcopy(metrics())
+    m["levels"]["L2"]["methods"]["global"]["observed_per_sample_per_member"] = [TRIVIAL] * 3
+    assert verdict(CLAIMS, "hysomi_global_learned", m) == "fails"
+    assert verdict(CLAIMS, "hysomi_traits_beat_global", m) == "inconclusive"
+    assert verdict(CLAIMS, "hysomi_ranking", m) == "inconclusive"
+    assert verdict(CLAIMS, "hysomi_beats_two_step", m) == "pass"
 
 
 @pytest.mark.counterfactual("hysomi", "hysomi_traits_beat_global")
@@ -101,4 +119,6 @@ def test_missing_or_nan_inputs_still_give_a_failing_claim():
     del m["levels"]["L2"]["methods"]["per_sample"]
     assert verdict(CLAIMS, "hysomi_constraints_help_unobserved", m) == "fails"
     assert verdict(CLAIMS, "hysomi_ranking", m) == "fails"
-    assert verdict(CLAIMS, "hysomi_beats_per_sample", m) == "fails"
+    # a missing method fails its learning check: the claim comparing it is inconclusive
+    assert verdict(CLAIMS, "hysomi_per_sample_learned", m) == "fails"
+    assert verdict(CLAIMS, "hysomi_beats_per_sample", m) == "inconclusive"

@@ -94,9 +94,12 @@ def test_branch_success_counts_cases_and_seeds_against_the_target_branch():
         "wall_s": np.ones((1, 2, 2)),
         "failures": np.zeros((1, 2, 2)),
         "branch": np.array([[[1, -1], [-1, -1]]]),
+        "initial_loss": np.full((2, 2), 3.0),
     }
     out = evaluate.task_metrics(runs, {"branch": np.array([1, -1])})
     assert out["methods"]["adjoint_rhc"]["branch_success"] == pytest.approx(0.75)
+    assert out["initial_loss"] == [[3.0, 3.0], [3.0, 3.0]]
+    assert out["methods"]["adjoint_rhc"]["best_loss"] == [[1.0, 1.0], [1.0, 1.0]]
 
 
 def test_cases_file_missing_an_array_is_named(tmp_path):

@@ -17,6 +17,18 @@ def batches(direction, noise=0.01):
     return (np.asarray(direction) + noise * RNG.standard_normal((20, 4))).tolist()
 
 
+TRUE = np.abs(RNG.normal(0, 0.5, 169))
+IMAGE_NOISE = RNG.normal(0, 3.0, 120)
+
+
+def vae_entry(spread, mean_elbo):
+    """Per-image test ELBOs at three temperatures (shared image effects) whose means span ``spread``, and the
+    trivial mean-image model's ELBOs, about twice as poor."""
+    offsets = np.array([spread / 2, 0.0, -spread / 2])
+    per_image = mean_elbo + offsets[:, None] + IMAGE_NOISE[None, :] + 0.2 * RNG.standard_normal((3, 120))
+    return {"test_elbo_per_image": per_image.tolist(), "trivial_elbo_per_image": (2 * mean_elbo + IMAGE_NOISE).tolist()}
+
+
 def metrics():
     """Metrics shaped as the evaluate stage writes them, with cubic EAT ahead everywhere."""
     var_cells = [
@@ -43,11 +55,11 @@ def metrics():
         },
         "gradients": {"cosine_cells": cos_cells},
         "vae": {
-            m: {"spread": s, "mean_elbo": e}
-            for m, s, e in (("eat_sigmoid", 0.3, -6), ("eat_cubic", 0.1, -5), ("gsm", 0.6, -7))
+            m: vae_entry(s, e) for m, s, e in (("eat_sigmoid", 3.0, -60), ("eat_cubic", 1.0, -50), ("gsm", 6.0, -70))
         },
         "poglm": {
             m: {"corr_full": c, "exact_elbo": e, "corr_observed": 0.9}
+            | {"coupling_sq_error": (0.3 * TRUE**2).tolist(), "coupling_sq_error_at_init": TRUE.tolist()}
             for m, c, e in (("eat_sigmoid", 0.4, -11.0), ("eat_cubic", 0.5, -10.0), ("gsm", 0.3, -12.0))
         },
     }
@@ -64,8 +76,7 @@ def test_every_claim_passes_on_metrics_that_support_it():
     assert [c.id for c in CLAIMS if verdict(CLAIMS, c.id, metrics()) != "pass"] == []
 
 
-@pytest.mark.counterfactual("poisson-eat", "cubic_reduces_variance_bias")
-def test_sigmoid_variance_in_cubic_place_fails():
+def test_sigmoid_variance_in_cubic_place_fails_the_check():
     m = metrics()
     for c in m["fidelity"]["variance_bias"]:
         c["var_cubic"], c["var_sigmoid"] = c["var_sigmoid"], c["var_cubic"]
@@ -117,6 +128,35 @@ def test_gsm_vae_in_cubic_place_fails_elbo():
 @pytest.mark.parametrize("claim", ["poglm_coupling_recovery", "poglm_elbo"])
 def test_sigmoid_poglm_in_cubic_place_fails(claim):
     assert verdict(CLAIMS, claim, swap(metrics(), "poglm", "eat_cubic", "eat_sigmoid")) == "fails"
+
+
+def test_a_vae_no_better_than_the_mean_image_makes_the_vae_claims_inconclusive():
+    m = metrics()
+    v = m["vae"]["gsm"]
+    v["test_elbo_per_image"] = [v["trivial_elbo_per_image"]] * 3
+    assert verdict(CLAIMS, "vae_learned_gsm", m) == "fails"
+    assert verdict(CLAIMS, "vae_elbo_vs_gsm", m) == "inconclusive"
+    assert verdict(CLAIMS, "vae_tau_robustness", m) == "inconclusive"
+    assert verdict(CLAIMS, "w1_cubic_lowest", m) == "pass"
+
+
+def test_a_poglm_no_better_than_its_initialisation_fails_its_learning_check():
+    m = metrics()
+    p = m["poglm"]["eat_cubic"]
+    p["coupling_sq_error"] = p["coupling_sq_error_at_init"]
+    assert verdict(CLAIMS, "poglm_learned_eat_cubic", m) == "fails"
+    assert verdict(CLAIMS, "poglm_elbo", m) == "inconclusive"
+
+
+def test_spread_difference_inside_the_image_noise_fails():
+    m = metrics()
+    m["vae"]["eat_cubic"] = vae_entry(2.9, -50)
+    m["vae"]["eat_sigmoid"] = vae_entry(3.0, -60)
+    for k in ("eat_cubic", "eat_sigmoid"):
+        m["vae"][k]["test_elbo_per_image"] = (
+            np.asarray(m["vae"][k]["test_elbo_per_image"]) + 5 * RNG.standard_normal((3, 120))
+        ).tolist()
+    assert verdict(CLAIMS, "vae_tau_robustness", m) == "fails"
 
 
 def test_missing_or_nan_inputs_still_give_a_failing_claim():

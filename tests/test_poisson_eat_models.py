@@ -82,13 +82,21 @@ def test_poglm_fit_runs_and_reports_finite_numbers(simulated):
     sim = spikes.load_spikes(simulated.spikes)
     out = poglm.fit(sim, "eat_cubic", 0.5, 0, {"lr": 0.05, "steps": 5, "eval_draws": 1})
     assert np.isfinite(out["exact_elbo"]) and -1 <= out["corr_full"] <= 1
+    n = sim["weights"].size
+    assert len(out["coupling_sq_error"]) == len(out["coupling_sq_error_at_init"]) == n
+    np.testing.assert_allclose(out["coupling_sq_error_at_init"], (sim["weights"] ** 2).ravel())
 
 
 def test_vae_step_and_exact_elbo(simulated):
     train_x, test_x = vae.load_digits_npz(simulated.digits)
     cfg = {"n_latent": 4, "hidden": 8, "lr": 1e-3, "epochs": 1, "batch_size": 256, "eval_draws": 1}
+    cfg["decoder_variance"] = 0.02
     out = vae.train_one(train_x[:256], test_x[:64], "gsm", 0.5, 0, cfg)
     assert np.isfinite(out["test_elbo"]) and len(out["train_elbo_curve"]) == 1
+    assert len(out["test_elbo_per_image"]) == len(out["trivial_elbo_per_image"]) == 64
+    assert out["test_elbo"] == pytest.approx(np.mean(out["test_elbo_per_image"]))
+    mean_image_sse = ((test_x[:64] - train_x[:256].mean(0)) ** 2).sum(-1).numpy()
+    np.testing.assert_allclose(out["trivial_elbo_per_image"], -mean_image_sse / (2 * 0.02), rtol=1e-5)
 
 
 def test_bad_inputs_name_the_file(tmp_path):
@@ -138,6 +146,7 @@ def test_vae_training_resumed_after_a_crash_equals_an_uninterrupted_run(tmp_path
     """Raise inside the training loop at epoch 2, rerun: the result equals an uninterrupted run bit for bit."""
     train_x, test_x = vae.load_digits_npz(simulated.digits)
     cfg = {"n_latent": 4, "hidden": 8, "lr": 1e-3, "epochs": 4, "batch_size": 64, "eval_draws": 2}
+    cfg["decoder_variance"] = 0.02
     args = (train_x[:256], test_x[:64], "eat_cubic", 0.5, 3, cfg)
     clean = vae.train_one(*args, checkpoint=tmp_path / "clean.pt", fingerprint="f")
     original, calls = vae.relaxed_sample, []

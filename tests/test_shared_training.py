@@ -71,3 +71,25 @@ def test_ensemble_keeps_each_members_best_epoch():
     result = train(model, loss_fn, lambda e: [None], epochs=6, optimizer=opt, validate=validate, patience=10)
     assert result.best_epoch == [2, 0]
     assert torch.equal(model.w.detach(), torch.tensor([3.0, 1.0]))
+
+
+class _SideEffect:
+    """Unpickling this object would create a file: what a planted checkpoint in a shared cache could do."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (str(self.path), "w"))
+
+
+def test_a_checkpoint_that_unpickles_code_is_refused_not_run(tmp_path):
+    planted = tmp_path / "planted.txt"
+    ckpt = tmp_path / "ckpt.pt"
+    torch.save({"fingerprint": "", "model": _SideEffect(planted)}, ckpt)
+    model, opt, loss_fn, batches = _problem()
+    result = train(model, loss_fn, batches, epochs=2, optimizer=opt, checkpoint=ckpt)
+    assert not planted.exists()
+    assert result.resumed_from is None
+    # the loop's own checkpoint (RNG states included) loads as weights only
+    assert torch.load(ckpt, weights_only=True)["epoch"] == 1

@@ -100,3 +100,49 @@ def test_readers_name_bad_files(tmp_path):
     (folder / "mfeat-kar.csv").write_text("0,1,2,0\n" + rows + "\n")
     x, y = read_mfeat(tmp_path, "kar")
     assert x.shape == (20, 3) and y[3] == 3
+
+
+def test_davis_kahan_ratio_is_nan_on_a_degenerate_eigengap():
+    m = np.diag([3.0, 2.0, 2.0, 1.0])
+    d = spectral.davis_kahan(m, m + 0.01 * np.eye(4)[::-1], 2)
+    assert d["eigengap"] == 0.0 and np.isnan(d["ratio"]) and np.isnan(d["bound"])
+
+
+def test_learned_gaussianization_is_monotone_and_gaussianizes_a_heavy_tail():
+    import torch
+
+    from repro.papers.ssca import learned
+
+    x = np.exp(1.5 * RNG.normal(size=(600, 3)))
+    model, history = learned.fit_gaussianizer(x[:400], units=8, steps=150, lr=0.05)
+    assert history[-1] < history[0]
+    grid = np.sort(x[:, :1], axis=0)
+    g = learned.apply(model, np.repeat(grid, 3, axis=1))
+    assert np.all(np.diff(g, axis=0) >= 0)
+    held = learned.marginal_w2(torch.as_tensor(learned.apply(model, x[400:]))).numpy()
+    zscore = learned.marginal_w2(torch.as_tensor((x[400:] - x[:400].mean(0)) / x[:400].std(0))).numpy()
+    assert np.all(held < 0.15) and np.all(4 * held < zscore)
+
+
+def test_sw_to_the_gaussian_hub_is_small_for_gaussian_samples_and_large_for_collapsed_ones():
+    import torch
+
+    from repro.papers.ssca import learned
+
+    directions = learned.unit_directions(np.random.default_rng(1), 4, 32)
+    gaussian = torch.as_tensor(RNG.normal(size=(2000, 4)))
+    assert float(learned.sw_to_gaussian(gaussian, directions)) < 0.01
+    assert float(learned.sw_to_gaussian(0.1 * gaussian, directions)) > 0.5
+
+
+def test_projector_training_lowers_its_loss_and_is_a_function_of_its_seed():
+    from repro.papers.ssca import learned
+
+    z = RNG.normal(size=(300, 2))
+    views = [np.column_stack([z, RNG.normal(size=(300, 3))]), np.column_stack([z[:, ::-1], RNG.normal(size=(300, 2))])]
+    cfg = {"steps": 60, "lr": 0.05, "batch": 128, "directions": 16, "hub_weight": 1.0}
+    start = learned.random_start(np.random.default_rng(0), [5, 4], 2)
+    maps, history = learned.train_projectors(views, start, cfg, np.random.default_rng(3))
+    again, _ = learned.train_projectors(views, start, cfg, np.random.default_rng(3))
+    assert history[-1]["align"] + history[-1]["hub"] < history[0]["align"] + history[0]["hub"]
+    assert all(np.array_equal(a, b) for a, b in zip(maps, again))

@@ -31,6 +31,7 @@ declare_paper(
         env="torch",
         settings=["model", "train", "seeds"],
         constraints={"model": "geonew|regression"},
+        cache="omit-software",
     ),
     stage(
         "evaluate",

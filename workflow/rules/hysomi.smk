@@ -2,7 +2,7 @@
 
 HYSOMI = paper_config("hysomi")
 # "calibrated" is the per-sample calibration; it yields two baselines (nearest neighbour, two-step).
-HYSOMI_METHODS = ["constrained", "unconstrained", "global", "blackbox", "calibrated"]
+HYSOMI_METHODS = list(HYSOMI["methods"])
 HYSOMI_RUNS = expand(
     "results/hysomi/runs/{complexity}/{method}.npz",
     complexity=HYSOMI["complexity"],
@@ -41,6 +41,7 @@ declare_paper(
             constraints={"complexity": "L[123]"},
             env="torch",
             seed=True,
+            cache="omit-software",
             settings=[
                 "n_train",
                 "seeds",
@@ -66,7 +67,7 @@ declare_paper(
             "claims": "results/hysomi/claims.json",
         },
         env="torch",
-        settings=["complexity", "n_train", "main_n_train", "dt"],
+        settings=["complexity", "methods", "n_train", "main_n_train", "dt"],
         reported=True,
     ),
     figures(

@@ -21,6 +21,7 @@ declare_paper(
         env="torch",
         seed=True,
         settings=["model", "train"],
+        cache="omit-software",
     ),
     stage(
         "pipeline",

@@ -14,11 +14,11 @@ METAGENOME_THREADS, METAGENOME_RESOURCES = stage_resources(METAGENOME, "data")
 rule metagenome_data:
     input:
         constraints=repo_file("resources/hysomi/constraints.yaml"),
-        user_files=[
-            METAGENOME.get("local", {}).get(key)
-            for key in ("traits", "observations", "splits")
-            if METAGENOME["source"] == "local" and METAGENOME["local"].get(key)
-        ],
+        user_files=user_inputs(
+            METAGENOME if METAGENOME["source"] == "local" else {},
+            ("data", "metagenome"),
+            "docs/papers/hysomi.md, section 'Paper scale'",
+        ),
         code=code_closure("repro.data.metagenome"),
     output:
         **METAGENOME_OUT | {"observations": directory(METAGENOME_OUT["observations"])},

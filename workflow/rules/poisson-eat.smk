@@ -39,6 +39,7 @@ declare_paper(
         env="torch",
         settings=["vae", "poglm"],
         params={"checkpoints": "results/poisson-eat/checkpoints"},
+        cache="omit-software",
     ),
     stage(
         "baseline",

@@ -15,7 +15,7 @@ LABELS = {"geonew": "Geo-NeW-lite", "regression": "regression transformer"}
 
 def fields(samples: list[dict], preds, path: str) -> None:
     picks = [idx[0] for idx in by_family(samples).values()]
-    fig, axes = subplots(len(picks), 3, width=2.8, height=2.5)
+    fig, axes = subplots(len(picks), 3, width=2.8, height=2.5, layout="constrained")
     for row, i in enumerate(picks):
         s = samples[i]
         tri = Triangulation(s["nodes"][:, 0], s["nodes"][:, 1], s["cells"])
@@ -24,7 +24,8 @@ def fields(samples: list[dict], preds, path: str) -> None:
         for ax, (title, u) in zip(axes[row], panels):
             im = ax.tripcolor(tri, u, vmin=lo, vmax=hi, shading="gouraud")
             ax.set(title=f"{title} ({s['family']})", aspect="equal")
-        fig.colorbar(im, ax=axes[row][-1])
+            ax.set(xlabel="x (dimensionless)", ylabel="y")
+        fig.colorbar(im, ax=axes[row][-1], label="u (dimensionless)")
     save(fig, path)
 
 
@@ -44,20 +45,33 @@ def pou(samples: list[dict], preds, path: str) -> None:
 
 
 def generalisation(metrics: dict, path: str) -> None:
-    fig, axes = subplots(1, 2, width=3.4)
-    for k, (name, m) in enumerate(metrics["models"].items()):
+    """Per-seed mean errors in and out of distribution (points, bars at the mean) and their ratio per model."""
+    fig, axes = subplots(1, 2, width=3.6, height=3.0, layout="constrained")
+    names = list(metrics["models"])
+    trivial = metrics.get("trivial", {}).get("id_error_per_mesh")
+    width = 0.38
+    for k, name in enumerate(names):
+        m = metrics["models"][name]
         for j, key in enumerate(("id_error", "ood_error")):
-            axes[0][0].scatter(np.full(len(m[key]), 2 * k + j), m[key], label=f"{LABELS[name]} {key[:-6].upper()}")
-        axes[0][1].scatter(np.full(len(m["ood_id_ratio"]), k), m["ood_id_ratio"], label=LABELS[name])
-    axes[0][0].set(ylabel="relative L2 error (per seed)", xticks=[])
-    axes[0][1].set(ylabel="OOD / ID error ratio (per seed)", xticks=[])
-    axes[0][0].legend(fontsize=6)
-    axes[0][1].legend(fontsize=6)
+            x = j + (k - 0.5) * width
+            axes[0][0].bar(x, np.mean(m[key]), width, color=f"C{k}", alpha=0.35 + 0.35 * j,
+                           label=f"{LABELS[name]}" if j == 0 else None)  # fmt: skip
+            axes[0][0].scatter(np.full(len(m[key]), x), m[key], color=f"C{k}", s=12, zorder=3)
+        axes[0][1].bar(k, np.mean(m["ood_id_ratio"]), 0.6, color=f"C{k}", alpha=0.5)
+        axes[0][1].scatter(np.full(len(m["ood_id_ratio"]), k), m["ood_id_ratio"], color=f"C{k}", s=12, zorder=3)
+    if trivial is not None:
+        axes[0][0].axhline(float(np.mean(trivial)), color="k", ls=":", lw=1, label="best constant field (ID)")
+    axes[0][0].set_xticks([0, 1], ["in distribution", "out of distribution"])
+    axes[0][0].set(ylabel="mean relative L2 error (dimensionless)", title="errors (points: seeds)")
+    axes[0][0].legend(fontsize=7)
+    axes[0][1].axhline(1.0, color="grey", lw=0.8)
+    axes[0][1].set_xticks(range(len(names)), [LABELS[n] for n in names])
+    axes[0][1].set(ylabel="OOD / ID error ratio (dimensionless)", title="degradation out of distribution")
     save(fig, path)
 
 
 def conservation(metrics: dict, path: str) -> None:
-    fig, axes = subplots(1, 2, width=3.6)
+    fig, axes = subplots(1, 2, width=3.6, layout="constrained")
     geo = metrics["models"]["geonew"]["per_seed"]
     reg = metrics["models"]["regression"]["per_seed"]
     floor = 1e-18
@@ -71,7 +85,7 @@ def conservation(metrics: dict, path: str) -> None:
     axes[0][0].legend(fontsize=6)
     iters = [v for r in geo.values() for sp in r.values() for v in sp["iterations"]]
     axes[0][1].hist(iters, bins=np.arange(0, max(iters) + 2) - 0.5)
-    axes[0][1].set(xlabel="Newton iterations (Geo-NeW)", ylabel="test meshes x seeds")
+    axes[0][1].set(xlabel="Newton iterations to tolerance (Geo-NeW)", ylabel="test meshes x seeds")
     save(fig, path)
 
 

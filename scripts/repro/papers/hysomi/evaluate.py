@@ -44,6 +44,22 @@ def group_error(errors: dict[str, dict], states: list[str]) -> float | None:
     return None if any(v is None for v in values) else float(np.mean(values))
 
 
+def per_sample_error(traj: np.ndarray, truth: np.ndarray, states: list[str]) -> np.ndarray:
+    """Per test sample: mean over ``states`` and times of the squared error in units of each state's sd over the
+    test samples and times, (N,); the items of the learning checks."""
+    idx = [STATES.index(s) for s in states]
+    sd = truth[..., idx].reshape(-1, len(idx)).std(0)
+    return np.mean(((traj[..., idx] - truth[..., idx]) / sd) ** 2, axis=(-1, -2))
+
+
+def midpoint_trajectories(test, data, bounds: Bounds, dt: float) -> np.ndarray:
+    """The test samples simulated with every parameter at the midpoint of its bounds (unit scale 0.5): where every
+    parametric model starts before training (sigmoid(0) with a small last layer), the trivial predictor."""
+    with torch.no_grad():
+        theta = bounds.from_unit(torch.full((len(test.ids), len(PARAMS)), 0.5, dtype=torch.float64))
+        return simulate(test.x0, theta, data.times, dt, bounds.f_s).numpy()
+
+
 def conservation_drift(traj: np.ndarray) -> float:
     """Largest relative change of total carbon along any trajectory (closed system: 0 up to round-off)."""
     total = traj.sum(-1)
@@ -74,8 +90,13 @@ def evaluate_level(level: str, runs: dict, job, settings: dict, bounds: Bounds) 
         "observed": group_error(oracle_err, observed),
         "unobserved": group_error(oracle_err, unobserved),
     }
+    out["trivial"] = {
+        "observed_per_sample": per_sample_error(
+            midpoint_trajectories(test, data, bounds, settings["dt"]), truth, observed
+        ).tolist()
+    }
 
-    for method in METHODS:
+    for method in [m for m in METHODS if (level, m) in runs]:
         run = runs[(level, method)]
         n_train, seeds = run["n_train"], run["seed"]
         per_n = {}
@@ -93,6 +114,9 @@ def evaluate_level(level: str, runs: dict, job, settings: dict, bounds: Bounds) 
             }
         main = np.flatnonzero(n_train == main_n)
         result = {"by_n_train": per_n, "states": state_errors(np.nanmean(run["traj"][main], axis=0), truth)}
+        result["observed_per_sample_per_member"] = [
+            per_sample_error(run["traj"][m], truth, observed).tolist() for m in main
+        ]
         theta = run["theta"][main]  # (seeds, N, 8)
         if not np.isnan(theta).all():
             mean_theta = theta.mean(0)

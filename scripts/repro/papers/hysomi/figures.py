@@ -22,13 +22,17 @@ COLORS = {
 }
 
 
+UNITS = {"V_d": "1/d", "K_d": "mg C/g", "V_u": "1/d", "K_u": "mg C/g", "CUE": "-", "r_d": "1/d", "r_ep": "1/d",
+         "r_el": "1/d"}  # fmt: skip
+
+
 def trajectories(runs, level, main_n, observations, path) -> None:
     """F1: every pool of three test samples; noisy observations where a state is observed."""
     run = runs[(level, "constrained")]
     ids = [str(i) for i in run["test_ids"][:3]]
     obs = xr.open_zarr(observations).sel(sample=ids)
     times = run["times"]
-    fig, axes = plotting.subplots(3, len(STATES), width=2.3, height=1.9)
+    fig, axes = plotting.subplots(3, len(STATES), width=2.3, height=1.9, layout="constrained")
     for r, sample in enumerate(ids):
         for c, state in enumerate(STATES):
             ax = axes[r, c]
@@ -42,19 +46,20 @@ def trajectories(runs, level, main_n, observations, path) -> None:
                     times, obs["value"].sel(sample=sample, state=state), "o", ms=2.5, color="grey", label="observed"
                 )
             if r == 0:
-                ax.set_title(state)
+                ax.set_title(state + ("" if bool(obs["observed"].sel(state=state).any()) else " (not observed)"))
             if c == 0:
-                ax.set_ylabel(f"{sample}\nmg C/g")
+                ax.set_ylabel(f"{sample}\nmg C / g soil")
             if r == 2:
-                ax.set_xlabel("day")
-    axes[0, 0].legend(loc="best")
+                ax.set_xlabel("time (days)")
+    handles, labels = axes[0, 1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
     plotting.save(fig, path)
 
 
 def parameter_recovery(runs, level, main_n, params_true, path) -> None:
     """F2: predicted against true parameter per parameter, constrained vs unconstrained (seed mean)."""
     truth = pd.read_parquet(params_true).set_index("sample_id")
-    fig, axes = plotting.subplots(2, 4, width=2.4, height=2.3)
+    fig, axes = plotting.subplots(2, 4, width=2.4, height=2.3, layout="constrained")
     for method in ("constrained", "unconstrained"):
         run = runs[(level, method)]
         members = np.flatnonzero(run["n_train"] == main_n)
@@ -65,16 +70,14 @@ def parameter_recovery(runs, level, main_n, params_true, path) -> None:
             ax.scatter(true[:, i], pred[:, i], s=10, color=COLORS[method], label=method, alpha=0.8)
             lo, hi = true[:, i].min(), true[:, i].max()
             ax.plot([lo, hi], [lo, hi], color="black", lw=0.8)
-            ax.set_title(p)
+            ax.set(title=f"{p} ({UNITS[p]})", xlabel="true", ylabel="predicted (mean over seeds)")
     axes[0, 0].legend()
-    axes[1, 0].set_xlabel("true")
-    axes[1, 0].set_ylabel("predicted")
     plotting.save(fig, path)
 
 
 def error_vs_ntrain(metrics, level, path) -> None:
     """F3: normalised test error against training-set size, observed and non-observed states."""
-    fig, axes = plotting.subplots(1, 2)
+    fig, axes = plotting.subplots(1, 2, layout="constrained")
     methods = metrics["levels"][level]["methods"]
     for j, group in enumerate(("observed", "unobserved")):
         ax = axes[0, j]
@@ -92,7 +95,7 @@ def error_vs_ntrain(metrics, level, path) -> None:
         ax.axhline(oracle, color="black", ls=":", label="oracle (true θ)")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("training samples")
-        ax.set_ylabel("normalised RMSE")
+        ax.set_ylabel("normalised RMSE (RMSE / sd of the state)")
         ax.set_title(f"{group} states")
     axes[0, 0].legend()
     plotting.save(fig, path)
@@ -108,7 +111,7 @@ def equifinality(metrics, level, path) -> None:
         cv = [methods[method]["equifinality_cv"][p] for p in PARAMS]
         ax.bar(x + (k - 0.5) * 0.38, cv, width=0.38, color=COLORS[method], label=method)
     ax.set_xticks(x, PARAMS)
-    ax.set_ylabel("CV across seeds")
+    ax.set_ylabel("coefficient of variation across seeds (dimensionless)")
     ax.legend()
     plotting.save(fig, path)
 

@@ -63,7 +63,8 @@ def measure(model: MLIP, batches: list[Batch], weights: dict, warmup: int = 2) -
 
 
 def interleaved(models: dict[str, MLIP], batches: list[Batch], weights: dict, warmup: int = 2) -> dict:
-    """:func:`measure` for several models at once, round-robin over the batches: {name: (seconds, bytes)}."""
+    """:func:`measure` for several models at once, round-robin over the batches: {name: (median seconds, bytes,
+    seconds of every repeat (repeats, stages, 4))}; the repeats are paired across models (same round)."""
     for b in batches[:warmup]:
         for model in models.values():
             one_pass(model, b, weights)
@@ -72,6 +73,10 @@ def interleaved(models: dict[str, MLIP], batches: list[Batch], weights: dict, wa
         for name, model in models.items():
             runs[name].append(one_pass(model, b, weights))
     return {
-        name: (np.median([r[0] for r in rs], axis=0), np.median([r[1] for r in rs], axis=0))
+        name: (
+            np.median([r[0] for r in rs], axis=0),
+            np.median([r[1] for r in rs], axis=0),
+            np.stack([r[0] for r in rs]),
+        )
         for name, rs in runs.items()
     }

@@ -133,10 +133,26 @@ def run_plan(rank: int, plan: dict, model_state: dict, settings: dict, data: dic
     return record
 
 
+def plain(obj):
+    """``obj`` with numpy arrays as tensors and numpy scalars as Python numbers, so that it round-trips through
+    ``torch.load(weights_only=True)`` (tensors and plain containers only: nothing in it can run code)."""
+    if isinstance(obj, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(obj))
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, dict):
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return type(obj)(plain(v) for v in obj)
+    return obj
+
+
 def worker(rank: int, world: int, payload: str) -> None:
     """Process entry: join the gloo group, run every plan of the payload, save one record per plan."""
     torch.set_num_threads(1)
-    job = torch.load(payload, weights_only=False)
+    job = torch.load(payload, weights_only=True)
+    job["data"] = {k: v.numpy() for k, v in job["data"].items()}
+    job["steps"] = [[idx.numpy() for idx in micro] for micro in job["steps"]]
     dist.init_process_group("gloo", init_method=f"file://{job['rendezvous']}", rank=rank, world_size=world)
     try:
         for name, plan in job["plans"].items():
@@ -149,7 +165,7 @@ def worker(rank: int, world: int, payload: str) -> None:
 def launch(world: int, payload: dict, folder: Path) -> None:
     """Start ``world`` fresh Python processes (not forks of this one, whose thread pools are live) and wait."""
     path = folder / "payload.pt"
-    torch.save(payload | {"rendezvous": str(folder / "rendezvous"), "out": str(folder)}, path)
+    torch.save(plain(payload | {"rendezvous": str(folder / "rendezvous"), "out": str(folder)}), path)
     env = os.environ | {
         "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[3]), os.environ.get("PYTHONPATH", "")])
     }

@@ -36,12 +36,36 @@ def timeline_figure(metrics: dict, path: str) -> None:
 
 def schedules_figure(metrics: dict, path: str) -> None:
     names = list(metrics["makespan_s"])
-    fig, axes = subplots(1, 3, width=3.0)
+    boot = metrics["bootstrap"]
+    fig, axes = subplots(1, 3, width=3.2, height=3.0, layout="constrained")
     x = np.arange(len(names))
-    axes[0][0].bar(x, [metrics["makespan_s"]["1f1b"] / metrics["makespan_s"][n] for n in names], color=PALETTE[0])
-    axes[0][0].set(ylabel="simulated speed-up over 1F1B", title="makespan")
-    axes[0][1].bar(x, [metrics["peak_memory_bytes"][n] / 2**20 for n in names], color=PALETTE[1])
-    axes[0][1].set(ylabel="peak activation MiB (busiest device)", title="memory")
+    speed = [metrics["makespan_s"]["1f1b"] / metrics["makespan_s"][n] for n in names]
+    spread = [np.asarray(boot["makespan_s"]["1f1b"]) / np.asarray(boot["makespan_s"][n]) for n in names]
+    errors = np.abs(np.array([np.percentile(s, [2.5, 97.5]) for s in spread]).T - np.asarray(speed))
+    axes[0][0].bar(x, speed, yerr=errors, capsize=2, color=PALETTE[0], label="ours, simulated (95% interval)")
+    reported = metrics.get("reported", {})
+    for key, baseline, colour in (
+        ("throughput_speedup_vs_1f1b_32gpu", "1f1b", PALETTE[3]),
+        ("throughput_speedup_vs_hanayo_32gpu", "hanayo", PALETTE[4]),
+    ):
+        if key in reported:
+            axes[0][0].scatter(
+                names.index("janus"),
+                float(reported[key]) * (1.0 if baseline == "1f1b" else speed[names.index("hanayo")]),
+                marker="_",
+                s=300,
+                color=colour,
+                zorder=3,
+                label=f"paper, 32 GPUs: {reported[key]}x over {LABELS[baseline]}",
+            )
+    axes[0][0].axhline(1.0, color="grey", lw=0.8)
+    axes[0][0].set(ylabel="simulated speed-up over 1F1B (x)", title="makespan")
+    axes[0][0].legend(loc="upper left", fontsize=6)
+    memory = [metrics["peak_memory_bytes"][n] / 2**20 for n in names]
+    axes[0][1].bar(x, memory, color=PALETTE[1])
+    axes[0][1].axhline(memory[names.index("1f1b")], color="grey", lw=0.8, ls="--", label="1F1B")
+    axes[0][1].set(ylabel="peak activation memory, busiest device (MiB)", title="memory")
+    axes[0][1].legend(loc="upper right")
     for ax in axes[0][:2]:
         ax.set_xticks(x, [LABELS[n] for n in names], rotation=45, ha="right")
     measured = metrics["pipeline"]
@@ -49,7 +73,7 @@ def schedules_figure(metrics: dict, path: str) -> None:
         np.arange(len(measured)), [v["throughput_structures_per_s"] for v in measured.values()], color=PALETTE[2]
     )
     axes[0][2].set_xticks(np.arange(len(measured)), [LABELS[n] for n in measured])
-    axes[0][2].set(ylabel="structures / s", title="measured, 2 gloo processes (CPU)")
+    axes[0][2].set(ylabel="training throughput (structures / s)", title="measured, gloo processes (CPU)")
     save(fig, path)
 
 

@@ -50,8 +50,8 @@ def measure_plans(base, data, idx_batches, settings, n_devices) -> dict:
     models = {name: transfer(base, build(settings, split)) for name, split in splits.items()}
     runs = costs.interleaved(models, batches, weights)
     plans = {
-        name: {"split": splits[name], "costs": c.tolist(), "memory_bytes": mem.tolist()}
-        for name, (c, mem) in runs.items()
+        name: {"split": splits[name], "costs": c.tolist(), "memory_bytes": mem.tolist(), "costs_per_repeat": r.tolist()}
+        for name, (c, mem, r) in runs.items()
     }
     return {"unit_costs": unit_costs.tolist(), "unit_memory_bytes": unit_memory.tolist(), "plans": plans}
 
@@ -114,7 +114,7 @@ def main(job) -> None:
     # Phase costs are measured on one thread: each pipeline process runs one (the rule's threads are the processes).
     torch.set_num_threads(1)
     data = dataset.load(job.input.configs)
-    state = torch.load(job.input.model, weights_only=False)
+    state = torch.load(job.input.model, weights_only=True)
     base = build(settings)
     base.load_state_dict(state["state"])
     train_idx = np.flatnonzero(data["split"] == 0)
@@ -130,7 +130,8 @@ def main(job) -> None:
         launch(cfg["processes"], {"plans": plans, "state": state["state"], "settings": settings, "data": data,
                                   "steps": steps}, Path(tmp))  # fmt: skip
         records = {
-            name: [torch.load(Path(tmp) / f"rank{r}_{name}.pt") for r in range(cfg["processes"])] for name in plans
+            name: [torch.load(Path(tmp) / f"rank{r}_{name}.pt", weights_only=True) for r in range(cfg["processes"])]
+            for name in plans
         }
     ref = reference(base, data, steps, settings)
     structures = cfg["micro_batches"] * cfg["micro_batch"]

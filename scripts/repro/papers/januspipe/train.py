@@ -24,12 +24,17 @@ def build(settings: dict, split: list[int] | None = None) -> MLIP:
     return MLIP(m["n_radial"], m["cutoff"], m["width"], m["layers"], split or [units])
 
 
-def mae(model: MLIP, data: dict, idx: np.ndarray, weights: dict) -> dict[str, float]:
+def mae(model: MLIP, data: dict, idx: np.ndarray, weights: dict) -> dict:
+    """Energy and force MAE over the structures ``idx``, and per structure the force MAE of the model and of the
+    trivial predictor (zero forces: the mean force of a relaxed-lattice training set), for the learning check."""
     _, energy, forces = monolithic(model, dataset.batch(data, idx), weights)
     n = data["positions"].shape[1]
+    force_error = np.abs(forces.detach().numpy() - data["forces"][idx])
     return {
         "energy_mae_ev_per_atom": float(np.mean(np.abs(energy.detach().numpy() - data["energy"][idx])) / n),
-        "force_mae_ev_per_a": float(np.mean(np.abs(forces.detach().numpy() - data["forces"][idx]))),
+        "force_mae_ev_per_a": float(np.mean(force_error)),
+        "per_structure_force_mae": force_error.mean(axis=(1, 2)).tolist(),
+        "per_structure_zero_force_mae": np.abs(data["forces"][idx]).mean(axis=(1, 2)).tolist(),
     }
 
 

@@ -10,14 +10,14 @@ from repro.reporting.claims import evaluate_claims, write_claims
 from repro.reporting.registry import load_reported
 from repro.workflow.io import read_json, write_json
 
-RUN_KEYS = ("methods", "seeds", "best_loss", "solves", "updates", "wall_s", "branch", "failures")
+RUN_KEYS = ("methods", "seeds", "best_loss", "solves", "updates", "wall_s", "branch", "failures", "initial_loss")
 
 
 def task_metrics(runs: dict[str, np.ndarray], cases: dict[str, np.ndarray]) -> dict:
     """Per method: best loss per (case, seed), its median over cases per seed, solves, time, branch success."""
     methods = [str(m) for m in runs["methods"]]
     target_branch = cases["branch"][:, None]
-    out = {"seeds": runs["seeds"].tolist(), "methods": {}}
+    out = {"seeds": runs["seeds"].tolist(), "initial_loss": runs["initial_loss"].tolist(), "methods": {}}
     for m, method in enumerate(methods):
         loss = runs["best_loss"][m]
         out["methods"][method] = {
@@ -58,7 +58,16 @@ def learned_metrics(learned: dict) -> dict:
         }
         for m, r in learned["methods"].items()
     }
-    keys = ("heldout_relative_error", "ift_fd_relative_error_parameters", "ift_fd_relative_error_controls")
+    for m, r in learned["methods"].items():
+        methods[m]["best_loss"] = r["best_loss"]
+    keys = (
+        "heldout_relative_error",
+        "ift_fd_relative_error_parameters",
+        "ift_fd_relative_error_controls",
+        "heldout_sq_error",
+        "heldout_sq_error_of_mean",
+        "initial_loss",
+    )
     return {"learned": {k: learned[k] for k in keys} | {"methods": methods}}
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from repro.papers.neural_control.controller import Controller
 from repro.papers.neural_control.deq import DEQ, DEQTask, fit
 from repro.papers.neural_control.files import load_arrays
-from repro.papers.neural_control.methods import run_method
+from repro.papers.neural_control.methods import grid, run_method
 from repro.papers.neural_control.rod import Rod, equilibrium
 from repro.papers.neural_control.tasks import actuation
 from repro.workflow.io import write_json
@@ -97,15 +97,20 @@ def main(job) -> None:
     history = fit(model, z_fit, y_fit, int(cfg["fit_steps"]), float(cfg["lr"]))
     h_out, _ = model.solve(z_out)
     spread = np.sqrt(np.mean(np.sum((y_out - y_out.mean(0)) ** 2, axis=1)))
-    heldout_error = float(np.sqrt(np.mean(np.sum((model.output(h_out) - y_out) ** 2, axis=1))) / spread)
+    heldout_sq = np.sum((model.output(h_out) - y_out) ** 2, axis=1)
+    heldout_error = float(np.sqrt(np.mean(heldout_sq)) / spread)
     fd_theta = gradient_check(model, z_fit[:20], y_fit[:20], float(cfg["fd_step"]), 12, rng)
     h0, _ = model.solve(z0[None])
     tasks = [tracking_case(model, h0[0], z0, int(cfg["steps"]), bound, c) for c in range(int(cfg["cases"]))]
     fd_u = control_gradient_check(tasks[0], rng.uniform(-bound, bound, (tasks[0].steps, 2)), float(cfg["fd_step"]))
     ctrl_cfg = settings["controller"]
     runs = {m: {"best_loss": [], "max_segment_loss": []} for m in METHODS}
+    initial_loss = []
     for c, task in enumerate(tasks):
         for seed in settings["seeds"]:
+            start = Controller(ctrl_cfg["hidden"], task.inputs, task.bound, np.random.default_rng([int(seed), c]),
+                               float(ctrl_cfg["out_scale"]))  # fmt: skip
+            initial_loss.append(task.rollout(start.controls(grid(task)), task.x0, task.z0).loss)
             for m, method in enumerate(METHODS):
                 init = np.random.default_rng([int(seed), c])
                 ctrl = Controller(ctrl_cfg["hidden"], task.inputs, task.bound, init, float(ctrl_cfg["out_scale"]))
@@ -126,6 +131,9 @@ def main(job) -> None:
             "seeds": list(settings["seeds"]),
             "fit_loss": history,
             "heldout_relative_error": heldout_error,
+            "heldout_sq_error": heldout_sq.tolist(),
+            "heldout_sq_error_of_mean": np.sum((y_out - y_fit.mean(0)) ** 2, axis=1).tolist(),
+            "initial_loss": np.asarray(initial_loss, dtype=float).reshape(shape).tolist(),
             "ift_fd_relative_error_parameters": fd_theta,
             "ift_fd_relative_error_controls": fd_u,
             "contraction_bound": float(np.linalg.norm(model.W)),

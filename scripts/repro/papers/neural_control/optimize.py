@@ -2,7 +2,9 @@
 
 Writes ``runs/<task>.npz`` with arrays over (method, case, seed): best realised loss, solves, updates,
 Newton iterations, solver failures, wall time, the branch of the best trajectory's final state, the
-best-loss history against solves (padded with NaN) and the best trajectory's equilibria (step, 2N).
+best-loss history against solves (padded with NaN) and the best trajectory's equilibria (step, 2N); and over
+(case, seed) the loss of the untrained controller every method starts from (``initial_loss``: the trivial
+predictor of the learning checks).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 
 from repro.papers.neural_control.controller import Controller
 from repro.papers.neural_control.files import load_arrays
-from repro.papers.neural_control.methods import METHODS, run_method
+from repro.papers.neural_control.methods import METHODS, grid, run_method
 from repro.papers.neural_control.rod import Rod
 from repro.papers.neural_control.tasks import Task
 from repro.workflow.io import atomic_path
@@ -45,10 +47,14 @@ def main(job) -> None:
     steps, coords = cases[0].steps, 2 * cases[0].rod.nodes
     out["trajectory"] = np.full((*shape, steps, coords), np.nan)
     history = np.full((*shape, budget + 1, 2), np.nan)
+    initial_loss = np.full(shape[1:], np.nan)
     ctrl_cfg = settings["controller"]
     progress = Progress(f"neural-control {name}", total=int(np.prod(shape)), unit="runs", logger=LOG)
     for c, task in enumerate(cases):
         for s, seed in enumerate(seeds):
+            start = Controller(ctrl_cfg["hidden"], task.inputs, task.bound, np.random.default_rng([int(seed), c]),
+                               float(ctrl_cfg["out_scale"]))  # fmt: skip
+            initial_loss[c, s] = task.rollout(start.controls(grid(task)), task.x0, task.z0).loss
             for m, method in enumerate(METHODS):
                 init = np.random.default_rng([int(seed), c])  # same controller start for every method
                 ctrl = Controller(ctrl_cfg["hidden"], task.inputs, task.bound, init, float(ctrl_cfg["out_scale"]))
@@ -63,4 +69,6 @@ def main(job) -> None:
                 progress.update(method=method, case=c, seed=int(seed), loss=float(result.best_loss))
     with atomic_path(job.output.runs) as tmp:
         with open(tmp, "wb") as fh:
-            np.savez(fh, methods=np.array(METHODS), seeds=np.array(seeds), history=history, **out)
+            np.savez(
+                fh, methods=np.array(METHODS), seeds=np.array(seeds), history=history, initial_loss=initial_loss, **out
+            )

@@ -30,14 +30,18 @@ def read_runs(paths: list[str]) -> dict[str, dict]:
 
 
 def vae_summary(run: dict) -> dict:
-    """Test ELBO per temperature (mean over seeds) and its spread (max - min) across temperatures."""
+    """Test ELBO per temperature (mean over seeds) and its spread (max - min) across temperatures; per test image
+    (the same images for every method and temperature) the ELBO per temperature and the trivial model's."""
     taus = sorted({r["tau"] for r in run["vae"]})
     elbo = np.array([np.mean([r["test_elbo"] for r in run["vae"] if r["tau"] == t]) for t in taus])
+    per_image = [np.mean([r["test_elbo_per_image"] for r in run["vae"] if r["tau"] == t], axis=0) for t in taus]
     return {
         "taus": taus,
         "test_elbo": elbo.tolist(),
         "spread": float(np.max(elbo) - np.min(elbo)),
         "mean_elbo": float(np.mean(elbo)),
+        "test_elbo_per_image": [e.tolist() for e in per_image],
+        "trivial_elbo_per_image": run["vae"][0]["trivial_elbo_per_image"],
     }
 
 
@@ -107,6 +111,10 @@ def summarise(fidelity: dict, gradients: dict, runs: dict, baseline: dict, setti
                     "corr_observed": float(np.mean([r["corr_observed"] for r in run["poglm"]])),
                     "corr_full": float(np.mean([r["corr_full"] for r in run["poglm"]])),
                     "exact_elbo": float(np.mean([r["exact_elbo"] for r in run["poglm"]])),
+                    "coupling_sq_error": np.concatenate([r["coupling_sq_error"] for r in run["poglm"]]).tolist(),
+                    "coupling_sq_error_at_init": np.concatenate(
+                        [r["coupling_sq_error_at_init"] for r in run["poglm"]]
+                    ).tolist(),
                 }
                 for m, run in runs.items()
             },

@@ -43,14 +43,23 @@ def poisson_entropy(rate: torch.Tensor) -> torch.Tensor:
     return -(log_p.exp() * log_p).sum()
 
 
-def best_relabelled_correlation(true: np.ndarray, fitted: np.ndarray, n_observed: int) -> float:
-    """Correlation of all couplings, maximised over permutations of the hidden neurons' labels."""
+def best_relabelling(true: np.ndarray, fitted: np.ndarray, n_observed: int) -> tuple[float, np.ndarray]:
+    """Correlation of all couplings, maximised over permutations of the hidden neurons' labels, and the fitted
+    matrix under that permutation (the first best one, permutations in lexicographic order)."""
     n = true.shape[0]
-    best = -np.inf
+    best, best_fit = -np.inf, fitted
     for perm in itertools.permutations(range(n_observed, n)):
         order = list(range(n_observed)) + list(perm)
-        best = max(best, np.corrcoef(true.ravel(), fitted[np.ix_(order, order)].ravel())[0, 1])
-    return float(best)
+        relabelled = fitted[np.ix_(order, order)]
+        corr = np.corrcoef(true.ravel(), relabelled.ravel())[0, 1]
+        if corr > best:
+            best, best_fit = corr, relabelled
+    return float(best), best_fit
+
+
+def best_relabelled_correlation(true: np.ndarray, fitted: np.ndarray, n_observed: int) -> float:
+    """Correlation of all couplings, maximised over permutations of the hidden neurons' labels."""
+    return best_relabelling(true, fitted, n_observed)[0]
 
 
 def fit(sim: dict[str, np.ndarray], method: str, tau: float, seed: int, cfg: dict, device: str = "cpu") -> dict:
@@ -89,12 +98,15 @@ def fit(sim: dict[str, np.ndarray], method: str, tau: float, seed: int, cfg: dic
     fitted = weights.detach().cpu().numpy()
     true = sim["weights"]
     obs_corr = float(np.corrcoef(true[:n_obs, :n_obs].ravel(), fitted[:n_obs, :n_obs].ravel())[0, 1])
+    corr_full, relabelled = best_relabelling(true, fitted, n_obs)
     return {
         "tau": tau,
         "seed": seed,
         "elbo_curve": curve,
         "exact_elbo": exact,
         "corr_observed": obs_corr,
-        "corr_full": best_relabelled_correlation(true, fitted, n_obs),
+        "corr_full": corr_full,
+        "coupling_sq_error": ((relabelled - true) ** 2).ravel().tolist(),
+        "coupling_sq_error_at_init": (true**2).ravel().tolist(),
         "weights": fitted,
     }

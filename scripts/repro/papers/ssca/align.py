@@ -1,17 +1,28 @@
-"""Stage: per seed, fit SSCA, its ablation and the baselines on a random split of the warped views;
-measure retrieval, subspace stability, Davis-Kahan diagnostics, hub coupling, cycle audit and the gate.
+"""Stage: per seed, fit SSCA (learned Gaussianization, block-spectral start, projectors trained with the
+sliced-Wasserstein loss to the Gaussian hub), its three ablations and the baselines on a random split of the
+warped views; measure retrieval, subspace stability, Davis-Kahan diagnostics, hub coupling, cycle audit and the
+calibrated gate across the drift sweep, with and without the learned Gaussianization.
+
+Methods (all on the same split; retrieval is view a -> view b of the first two views by cosine similarity):
+- ``ssca``: learned Gaussianization -> block-spectral projections -> trained to the SW hub;
+- ``minus_sw_hub``: the same block-spectral projections, not trained (no hub term);
+- ``minus_spectral``: learned Gaussianization -> random orthonormal start -> trained to the SW hub;
+- ``no_gaussianization``: standardised raw views -> block-spectral projections -> trained to the SW hub;
+- ``infonce``, ``cca`` (raw views) and ``cca_hard_rank`` (hard-rank Gaussianized views): baselines.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from repro.papers.ssca import gate, hub, spectral
+from repro.papers.ssca import gate, hub, learned, spectral
 from repro.papers.ssca.baselines import fit_infonce
-from repro.papers.ssca.gaussianize import gaussianize, tracked
-from repro.papers.ssca.metrics import recall_at_k
+from repro.papers.ssca.gaussianize import gaussianize
+from repro.papers.ssca.metrics import pair_ranks, recall_at_k
 from repro.workflow.io import InputError, write_json
 from repro.workflow.progress import Progress
+
+TRAINED = ("ssca", "minus_spectral", "no_gaussianization", "infonce")
 
 
 def load(path: str, views: list[str]) -> dict[str, np.ndarray]:
@@ -40,83 +51,125 @@ def both_ways(za: np.ndarray, zb: np.ndarray) -> dict[str, float]:
     }
 
 
-def spectral_fit(train: list[np.ndarray], test: list[np.ndarray], full: list[np.ndarray], cfg: dict) -> dict:
-    """Block-spectral SSCA core: projections, component dependence weights, retrieval, stability, DK."""
-    k = cfg["k"]
+def project(views: list[np.ndarray], maps: list[np.ndarray]) -> list[np.ndarray]:
+    return [x @ w for x, w in zip(views, maps)]
+
+
+def evaluate_maps(maps: list[np.ndarray], test: list[np.ndarray]) -> dict:
+    """Retrieval of the first two views and the per-query normalised rank of the true pair (the learning-check
+    items: 0 is the pair ranked first, about 0.5 a random ranking)."""
+    z = project(test, maps)
+    return {"retrieval": both_ways(z[0], z[1]), "pair_rank": (pair_ranks(z[0], z[1]) / len(z[0])).tolist()}
+
+
+def spectral_start(train: list[np.ndarray], full: list[np.ndarray], cfg: dict) -> tuple[list[np.ndarray], dict]:
+    """Block-spectral projections of the training rows and the Davis-Kahan diagnostics against all rows."""
     m_train, whiten = spectral.block_matrix(train, cfg["ridge"])
     m_full, _ = spectral.block_matrix(full, cfg["ridge"])
-    maps = spectral.projections(m_train, whiten, k)
-    z_train = [x @ w for x, w in zip(train, maps)]
-    z_test = [x @ w for x, w in zip(test, maps)]
-    weights = hub.dependence_weights(z_train)
-    component = np.mean(
-        [[abs(np.corrcoef(a[:, j], b[:, j])[0, 1]) for j in range(k)] for a, b in zip(z_train, z_train[1:])], axis=0
-    )
-    scaled = [z * component for z in z_test]
-    dk = spectral.davis_kahan(m_full, m_train, k)
-    return {"z_test": scaled, "weights": weights, "retrieval": both_ways(scaled[0], scaled[1]), "dk": dk}
+    return spectral.projections(m_train, whiten, cfg["k"]), spectral.davis_kahan(m_full, m_train, cfg["k"])
 
 
-def gate_rates(g_clean: list[np.ndarray], g_drift: list[np.ndarray], rng, cfg: dict, held: np.ndarray) -> dict:
-    """False alarms on clean held-out batches and misses on drifted ones, per alpha. Calibration and test
-    batches are independent draws from the same held-out rows, so their scores are exchangeable."""
+def gate_rates(clean: list[np.ndarray], drifted: dict[str, list[np.ndarray]], rng, cfg: dict, held) -> dict:
+    """Per drift and alpha: false alarms on clean held-out batches and misses on drifted ones. Calibration and
+    test batches are independent draws from the same held-out rows, so their scores are exchangeable."""
     b = cfg["batch"]
 
-    def scores(views, pool, n):
-        return np.array([gate.statistic([v[rng.choice(pool, b, replace=False)] for v in views]) for _ in range(n)])
+    def scores(views, n):
+        return np.array([gate.statistic([v[rng.choice(held, b, replace=False)] for v in views]) for _ in range(n)])
 
-    cal = scores(g_clean, held, cfg["n_calibration"])
-    clean, drifted = scores(g_clean, held, cfg["n_test"]), scores(g_drift, held, cfg["n_test"])
+    cal = scores(clean, cfg["n_calibration"])
+    fresh = scores(clean, cfg["n_test"])
     out = {}
-    for alpha in cfg["alphas"]:
-        t = gate.conformal_threshold(cal, alpha)
-        out[str(alpha)] = {"false_alarms": int(np.sum(clean > t)), "misses": int(np.sum(drifted <= t)), "n": clean.size}
+    for size, views in drifted.items():
+        shifted = scores(views, cfg["n_test"])
+        out[size] = {}
+        for alpha in cfg["alphas"]:
+            t = gate.conformal_threshold(cal, alpha)
+            out[size][str(alpha)] = {
+                "false_alarms": int(np.sum(fresh > t)),
+                "misses": int(np.sum(shifted <= t)),
+                "n": fresh.size,
+            }
     return out
 
 
 def one_seed(data: dict, views: list[str], cfg: dict, seed: int) -> dict:
+    import torch
+
+    torch.manual_seed(seed)
     rng = np.random.default_rng([cfg["split_seed"], seed])
     n = data["label"].size
     order = rng.permutation(n)
     n_train = int(cfg["train_share"] * n)
     tr, te = order[:n_train], order[n_train:]
     warped = [data[f"{v}_warped"] for v in views]
-    ref_idx = rng.choice(tr, cfg["reference_size"], replace=False)
-    soft, errors = [], []
+    g_cfg, p_cfg = cfg["gaussianize"], cfg["projectors"]
+
+    # learned Gaussianization, fitted on the training rows of each view
+    gaussianizers, gauss_history = [], []
     for x in warped:
-        g, err = tracked(x[ref_idx], x, cfg["soft_eps"], cfg["clip"])
-        soft.append(g)
-        errors.append(err)
-    gauss_split = [standardise(g[tr], g[te], g) for g in soft]
+        model, history = learned.fit_gaussianizer(x[tr], g_cfg["units"], g_cfg["steps"], g_cfg["lr"])
+        gaussianizers.append(model)
+        gauss_history.append(history)
+    gauss = [learned.apply(model, x) for model, x in zip(gaussianizers, warped)]
+    robust = [(x - c) / s for x, (c, s) in ((x, learned.robust_scale(x[tr])) for x in warped)]
+    result: dict = {
+        "seed": seed,
+        "gaussianization": {
+            "final_loss": [h[-1] for h in gauss_history],
+            "heldout_w2": np.concatenate([learned.marginal_w2(torch.as_tensor(g[te])).numpy() for g in gauss]).tolist(),
+            "heldout_w2_zscore": np.concatenate(
+                [learned.marginal_w2(torch.as_tensor(r[te])).numpy() for r in robust]
+            ).tolist(),
+        },
+    }
+
+    g_split = [standardise(g[tr], g[te], g) for g in gauss]
     raw_split = [standardise(x[tr], x[te], x) for x in warped]
-    result = {"seed": seed, "gaussianization_error": errors}
-    for name, split in (("ssca", gauss_split), ("no_gaussianization", raw_split)):
-        fit = spectral_fit(*(list(s) for s in zip(*split)), cfg)
-        result[name] = {"retrieval": fit["retrieval"], "davis_kahan": fit["dk"], "weights": fit["weights"].tolist()}
-        if name == "ssca":
-            z = fit["z_test"]
-            theta = hub.directions(np.random.default_rng([cfg["split_seed"], seed, 1]), cfg["k"], cfg["sw_directions"])
-            h = hub.hub(z, fit["weights"])
-            result["hub"] = {
-                "sw_to_hub": [hub.sliced_w2(zm, h, theta) for zm in z],
-                "sw_pairs": {
-                    f"{a}-{b}": hub.sliced_w2(z[a], z[b], theta) for a in range(len(z)) for b in range(len(z)) if a < b
-                },
-                **hub.cycle_audit(z, h, theta[0]),
-            }
-    (a_tr, a_te, _), (b_tr, b_te, _) = raw_split[0], raw_split[1]
-    wa, wb = fit_infonce(a_tr, b_tr, cfg["k"], seed, **cfg["infonce"])
-    result["infonce"] = {"retrieval": both_ways(a_te @ wa, b_te @ wb)}
+    g_train, g_test, g_full = (list(s) for s in zip(*g_split))
+    r_train, r_test, r_full = (list(s) for s in zip(*raw_split))
+    dims = [x.shape[1] for x in warped]
+
+    start, dk = spectral_start(g_train, g_full, cfg)
+    ssca_maps, ssca_history = learned.train_projectors(g_train, start, p_cfg, np.random.default_rng([seed, 1]))
+    result["ssca"] = evaluate_maps(ssca_maps, g_test) | {"davis_kahan": dk, "history": ssca_history[-1]}
+    result["minus_sw_hub"] = evaluate_maps(start, g_test)
+    random_maps = learned.random_start(np.random.default_rng([seed, 2]), dims, cfg["k"])
+    spec_free, _ = learned.train_projectors(g_train, random_maps, p_cfg, np.random.default_rng([seed, 1]))
+    result["minus_spectral"] = evaluate_maps(spec_free, g_test)
+    raw_start, raw_dk = spectral_start(r_train, r_full, cfg)
+    raw_maps, _ = learned.train_projectors(r_train, raw_start, p_cfg, np.random.default_rng([seed, 1]))
+    result["no_gaussianization"] = evaluate_maps(raw_maps, r_test) | {"davis_kahan": raw_dk}
+    # the learning checks' trivial predictor: the random start, untrained, on the raw views
+    result["untrained"] = evaluate_maps(random_maps, r_test)
+
+    z = project(g_test, ssca_maps)
+    weights = hub.dependence_weights(z)
+    theta = hub.directions(np.random.default_rng([cfg["split_seed"], seed, 1]), cfg["k"], p_cfg["directions"])
+    h = hub.hub(z, weights)
+    result["hub"] = {
+        "weights": weights.tolist(),
+        "sw_to_hub": [hub.sliced_w2(zm, h, theta) for zm in z],
+        "sw_pairs": {f"{a}-{b}": hub.sliced_w2(z[a], z[b], theta) for a in range(len(z)) for b in range(a + 1, len(z))},
+        **hub.cycle_audit(z, h, theta[0]),
+    }
+
+    wa, wb = fit_infonce(r_train[0], r_train[1], cfg["k"], seed, **cfg["infonce"])
+    result["infonce"] = evaluate_maps([wa, wb], r_test[:2])
     hard = [standardise(g[tr], g[te], g) for g in (gaussianize(x[tr], x) for x in warped[:2])]
     for name, (a, b) in {"cca": raw_split[:2], "cca_hard_rank": hard}.items():
         m, whiten = spectral.block_matrix([a[0], b[0]], cfg["ridge"])
-        wa, wb = spectral.projections(m, whiten, cfg["k"])
-        result[name] = {"retrieval": both_ways(a[1] @ wa, b[1] @ wb)}
-    result["gate"] = {}
-    for size in cfg["gate"]["drifts"]:
-        shifted = warped[0] + size * warped[0][tr].std(0)
-        g_drift = [gaussianize(warped[0][ref_idx], shifted, cfg["soft_eps"], cfg["clip"]), *soft[1:]]
-        result["gate"][str(size)] = gate_rates(soft, g_drift, rng, cfg["gate"], te)
+        result[name] = evaluate_maps(spectral.projections(m, whiten, cfg["k"]), [a[1], b[1]])
+
+    # the gate: one drifted view, statistic on the learned Gaussianization or on the robust z-score
+    sd = warped[0][tr].std(0)
+    drifted = {str(size): warped[0] + size * sd for size in cfg["gate"]["drifts"]}
+    # both gates see the same batches (the same generator state): the comparison is paired
+    g_drifted = {k: [learned.apply(gaussianizers[0], v), *gauss[1:]] for k, v in drifted.items()}
+    result["gate"] = gate_rates(gauss, g_drifted, np.random.default_rng([seed, 3]), cfg["gate"], te)
+    c0, s0 = learned.robust_scale(warped[0][tr])
+    z_drifted = {k: [(v - c0) / s0, *robust[1:]] for k, v in drifted.items()}
+    result["gate_zscore"] = gate_rates(robust, z_drifted, np.random.default_rng([seed, 3]), cfg["gate"], te)
     return result
 
 

@@ -12,3 +12,11 @@ def recall_at_k(queries: np.ndarray, gallery: np.ndarray, ks: tuple[int, ...] = 
     sim = q @ g.T
     rank = np.sum(sim >= np.diag(sim)[:, None], axis=1)
     return {f"R@{k}": float(np.mean(rank <= k)) for k in ks}
+
+
+def pair_ranks(queries: np.ndarray, gallery: np.ndarray) -> np.ndarray:
+    """Per query, how many gallery items are at least as similar as its pair, minus one (0: ranked first)."""
+    q = queries / np.linalg.norm(queries, axis=1, keepdims=True)
+    g = gallery / np.linalg.norm(gallery, axis=1, keepdims=True)
+    sim = q @ g.T
+    return np.sum(sim >= np.diag(sim)[:, None], axis=1) - 1.0

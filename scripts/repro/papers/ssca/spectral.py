@@ -56,11 +56,15 @@ def davis_kahan(m_ref: np.ndarray, m_hat: np.ndarray, k: int) -> dict:
     gap = float(w[k - 1] - w[k])
     perturbation = float(np.linalg.norm(m_hat - m_ref, 2))
     observed = sin_theta(u, u_hat)
-    bound = 2 * perturbation / gap if gap > 0 else float("inf")
+    # A non-positive eigengap leaves the top-k subspace undefined and the bound without meaning: the ratio is
+    # NaN (the check then fails and names it), never 0 (which would read as a bound that holds with room).
+    bound = 2 * perturbation / gap if gap > 0 else float("nan")
     return {
         "sin_theta": observed,
         "bound": bound,
-        "ratio": observed / bound if np.isfinite(bound) and bound > 0 else 0.0,
+        "ratio": (observed / bound if bound > 0 else 0.0 if observed == 0 else float("nan"))
+        if gap > 0
+        else float("nan"),
         "eigengap": gap,
-        "normalised_perturbation": perturbation / gap if gap > 0 else float("inf"),
+        "normalised_perturbation": perturbation / gap if gap > 0 else float("nan"),
     }

@@ -119,11 +119,14 @@ def summarise(ds: xr.Dataset, rows: list[dict]) -> dict:
         },
         "talda_max_relative_w_increase": float(np.max(increase)),
         "improvement_weak_over_strong": {
-            a: ratio(
-                speed(median_slope(rows, a, "theory", family="quadratic", coupling=weak)),
-                speed(median_slope(rows, a, "theory", family="quadratic", coupling=strong)),
-            )
-            for a in ("talda", "agda")
+            steps: {
+                a: ratio(
+                    speed(median_slope(rows, a, steps, family="quadratic", coupling=weak)),
+                    speed(median_slope(rows, a, steps, family="quadratic", coupling=strong)),
+                )
+                for a in METHODS
+            }
+            for steps in ("theory", "tuned")
         },
         "talda_rejection_rate": rejection_rates(ds),
         "step_sizes_tuned": {

@@ -28,15 +28,17 @@ def panels(ds: xr.Dataset) -> list[tuple[str, int]]:
 
 def convergence_figure(ds: xr.Dataset, path: str) -> None:
     chosen = panels(ds)
-    fig, axes = subplots(2, len(chosen), width=3.0)
+    fig, axes = subplots(2, len(chosen), width=3.2, height=3.0, layout="constrained")
     for row, steps in enumerate(("theory", "tuned")):
         for col, (title, i) in enumerate(chosen):
             ax = axes[row][col]
             for algorithm in ds.algorithm.values:
                 run = ds.sel(algorithm=algorithm, steps=steps).isel(instance=i)
                 ax.semilogy(run.calls.values, run.error.values, label=LABELS[str(algorithm)])
-            ax.set(title=f"{title}\n{steps} steps", xlabel="oracle calls", ylabel="||z - z*||^2")
-    axes[0][0].legend()
+            ax.set(title=f"{title}, {steps} steps", xlabel="oracle calls (gradients + HVPs)")
+        axes[row][0].set_ylabel("squared distance to saddle ||z - z*||^2")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
     save(fig, path)
 
 
@@ -45,9 +47,9 @@ def rate_figure(metrics: dict, path: str) -> None:
     for ax, steps in zip(axes[0], ("theory", "tuned")):
         for algorithm, slopes in metrics["median_slope_per_call_vs_coupling"][steps].items():
             ax.loglog(metrics["couplings"], [max(-s, 1e-8) for s in slopes], "o-", ms=3, label=LABELS[algorithm])
-        ax.set(title=f"{steps} step sizes", xlabel="coupling L_xy")
-    axes[0][0].set_ylabel("-log(rate) per oracle call (median)")
-    axes[0][0].legend()
+        ax.set(title=f"{steps} step sizes", xlabel="coupling L_xy = ||B||_2 (problem units)")
+        ax.set_ylabel("convergence exponent per oracle call\n(-slope of log error, median over seeds)")
+    axes[0][1].legend(title="method")
     save(fig, path)
 
 
@@ -57,8 +59,12 @@ def lyapunov_figure(ds: xr.Dataset, path: str) -> None:
     for title, i in panels(ds):
         w = ds.lyapunov.sel(steps="theory").isel(instance=i).values
         ax.semilogy(w / w[0], label=title)
-    ax.set(xlabel="iteration", ylabel="W / W(z0)", title="TALDA surrogate Lyapunov value (theory steps)")
-    ax.legend()
+    ax.set(
+        xlabel="iteration",
+        ylabel="surrogate W / W(z0) (dimensionless)",
+        title="TALDA surrogate Lyapunov value (theory steps)",
+    )
+    ax.legend(title="problem")
     save(fig, path)
 
 
