@@ -46,6 +46,7 @@ declare_paper(
         },
         env="chemml",
         seed=True,
+        cache="omit-software",
         settings=[
             "splits",
             "models",

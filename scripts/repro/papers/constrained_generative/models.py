@@ -39,7 +39,9 @@ class DDPM(nn.Module):
         return ((self.eps(xt, k) - noise) ** 2).mean((-1, -2))
 
     @torch.no_grad()
-    def normal_gain(self, x0: torch.Tensor, normals: torch.Tensor, generator: torch.Generator, k: int = 0) -> torch.Tensor:
+    def normal_gain(
+        self, x0: torch.Tensor, normals: torch.Tensor, generator: torch.Generator, k: int = 0
+    ) -> torch.Tensor:
         """Per member, the median over points of n . d eps_hat / dx . n at noise level ``k`` (central difference
         along the unit normal ``normals`` at x_k = sqrt(ab) x0 + sqrt(1 - ab) eps), (M,).
 

@@ -10,6 +10,7 @@ epoch) instead of stopping the stage. Each stack keeps a checkpoint, so a rerun 
 from __future__ import annotations
 
 import logging
+import math
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,15 @@ def perturbed(x: torch.Tensor, basis: torch.Tensor | None, kind: str, sigma: flo
     raise ValueError(f"unknown perturbation {kind!r}")
 
 
+def learning_rate(peak: float, epoch: int, epochs: int, schedule: str) -> float:
+    """The rate of ``epoch``: ``peak`` throughout (constant) or cosine-decayed from ``peak`` towards 0."""
+    if schedule == "constant":
+        return peak
+    if schedule == "cosine":
+        return peak * 0.5 * (1.0 + math.cos(math.pi * epoch / epochs))
+    raise ValueError(f"unknown learning-rate schedule {schedule!r}")
+
+
 def fit_stack(task: dict, kind: str, perturbation: str, settings: dict, seed: int, code: list[str], ckpt: Path, device):
     """Train one stack; returns (model or None if it diverged, history, diverged epoch or -1, samples of the
     untrained initialisation: the learning checks' trivial generator)."""
@@ -52,8 +62,13 @@ def fit_stack(task: dict, kind: str, perturbation: str, settings: dict, seed: in
     model = build(kind, seeds, geom.d, settings["models"][kind])
     init = model.sample(int(settings["samples"]), torch.Generator(device=device).manual_seed(SAMPLE_SEED)).cpu().numpy()
     batch, steps, m = int(cfg["batch"]), int(cfg["steps_per_epoch"]), len(seeds)
+    epochs = int(settings["models"][kind].get("epochs", cfg["epochs"]))
+    peak = float(settings["models"][kind].get("lr", cfg["lr"]))
+    optimizer = torch.optim.Adam(model.parameters(), lr=peak)
 
     def batches(epoch: int) -> list[torch.Tensor]:
+        for group in optimizer.param_groups:  # set per epoch, so a resumed run uses the same rates
+            group["lr"] = learning_rate(peak, epoch, epochs, cfg.get("schedule", "constant"))
         rng = epoch_rng(seed, epoch)
         return list(torch.as_tensor(rng.integers(0, len(xt), size=(steps, m, batch))))
 
@@ -71,8 +86,8 @@ def fit_stack(task: dict, kind: str, perturbation: str, settings: dict, seed: in
             model,
             loss_fn,
             batches,
-            epochs=int(cfg["epochs"]),
-            optimizer=torch.optim.Adam(model.parameters(), lr=float(cfg["lr"])),
+            epochs=epochs,
+            optimizer=optimizer,
             validate=validate,
             checkpoint=ckpt / f"{name}.pt",
             checkpoint_every=int(cfg["checkpoint_every"]),
