@@ -16,7 +16,7 @@ from repro.data.atlas.splits import read_split
 from repro.papers.biodynaspec import metrics as M
 from repro.papers.biodynaspec.claims import CLAIMS, FULL_SCALE
 from repro.papers.biodynaspec.data import load_ca, read_meta, residue_types
-from repro.papers.biodynaspec.generate import generate, load_model
+from repro.papers.biodynaspec.generate import generate, load_model, untrained_model
 from repro.papers.biodynaspec.geometry import superpose
 from repro.papers.biodynaspec.registry import MODELS
 from repro.papers.biodynaspec.spectral_checks import check_trajectory
@@ -41,6 +41,12 @@ def evaluation_items(meta, splits_dir: Path, heldout: list[int]) -> list[tuple[s
         reps = [r for r in heldout if r in set(meta.loc[meta["name"] == name, "replicate"])]
         items += [(name, r, reps) for r in reps]
     return items
+
+
+def r_s_per_sample(trajs: np.ndarray, true: np.ndarray, settings: dict) -> list[float]:
+    """R_s of each sample at the report length, or at the trajectory's own length when it is shorter."""
+    curves = np.array([M.r_s_curve(t, true, include_first=settings["rs_include_first"]) for t in trajs])
+    return curves[:, min(settings["rs_report"], curves.shape[1]) - 1].tolist()
 
 
 def score_item(trajs: np.ndarray, true: np.ndarray, md_all: np.ndarray, settings: dict) -> dict:
@@ -93,6 +99,7 @@ def main(job) -> None:
     reported = load_reported(job.input.reported)
     device = pick_device(job.params.device)
     nets = {Path(p).stem: load_model(p, settings, device) for p in job.input.models}
+    inits = {name: untrained_model(name, settings, int(job.params.seed), device) for name in nets}
     items = evaluation_items(meta, Path(job.input.splits), settings["heldout_replicates"])
     per_model: dict[str, dict] = {m: {} for m in settings["models"]}
     samples: dict[str, np.ndarray] = {}
@@ -121,6 +128,11 @@ def main(job) -> None:
             )
             samples[f"{model}/{key}"] = trajs.astype(np.float32)
             per_model[model][key] = score_item(trajs, true, md_all, settings)
+            if model in inits:  # the same sampler and noise from the untrained network: the learning check
+                frames = min(settings["num_frames"], len(true) - 1)
+                start = generate(model, inits[model], scales, true[0], types, frames, settings["window"],
+                                 settings["n_samples"], seed=int(job.params.seed) + i)  # fmt: skip
+                per_model[model][key]["r_s_per_sample_init"] = r_s_per_sample(start, true, settings)
             log.info("%s %s: R_s(last)=%.3f", model, key, per_model[model][key]["r_s"][-1])
     if checks is None:
         raise ValueError(f"no evaluation trajectory longer than {2 * settings['window']} frames for the IWFD checks")
