@@ -196,3 +196,46 @@ def test_chunked_seeking_reader_equals_naive_across_chunk_boundaries(raw, tmp_pa
     filled = sel.atom14 >= 0
     np.testing.assert_allclose(atom14[:, filled].astype(np.float32), naive[:, sel.atom14[filled]], atol=0.05)
     assert np.isnan(atom14[:, ~filled].astype(np.float32)).all()
+
+
+def test_published_layout_fixture_in_both_namings_preprocesses(tmp_path):
+    """The rehearsal's ATLAS fixture (repro.fixtures.atlas): one chain in the older ``_prod_R{i}_fit.xtc``
+    naming, one in the current ``_R{i}.xtc``, 1,000 frames per replicate as the analysis archives."""
+    from repro.data.atlas.preprocess import preprocess_all
+    from repro.fixtures import atlas
+
+    atlas.write(tmp_path / "raw")
+    names = list(atlas.CHAINS)
+    rows, errors = preprocess_all(tmp_path / "raw", names, tmp_path / "out", 40, 1, [1, 2, 3], 1000)
+    assert not errors and sorted({r["name"] for r in rows}) == sorted(names)
+    assert {r["source_file"].endswith("_fit.xtc") for r in rows} == {True, False}
+    assert all(r["n_frames"] == 25 for r in rows)
+    truncated = tmp_path / "raw" / "6o2v_A" / "6o2v_A_R2.xtc"
+    truncated.write_bytes(truncated.read_bytes()[: truncated.stat().st_size // 2])
+    _, errors = preprocess_all(tmp_path / "raw", names, tmp_path / "out2", 40, 1, [1, 2, 3], 1000)
+    assert list(errors) == ["6o2v_A"] and "6o2v_A_R2.xtc" in errors["6o2v_A"]
+
+
+@pytest.mark.e2e
+def test_replacing_one_user_trajectory_reruns_exactly_the_atlas_rules(tmp_path):
+    from user_file_reruns import user_file_rerun
+
+    from repro.fixtures import atlas
+
+    def place(root):
+        (root / "user/atlas").mkdir(parents=True)
+        atlas.write(root / "user/atlas")
+
+    def change(root):  # a corrected replicate put in place: the same frames, a new file
+        import mdtraj as md
+
+        folder = root / "user/atlas/6irx_A"
+        path = folder / "6irx_A_prod_R2_fit.xtc"
+        traj = md.load(str(path), top=str(folder / "6irx_A.pdb"))
+        traj.xyz[:, 0] += 0.01
+        traj.save_xtc(str(path))
+
+    local = {"root": "user/atlas", "splits": ["val", "test"], "train_from": "val", "limit": 1, "archive": "analysis"}
+    overlay = {"data": {"atlas": {"source": "local", "local": local, "stride": 40}}}
+    scheduled, ran = user_file_rerun(tmp_path, overlay, place, ["data/atlas/manifest.json"], change)
+    assert ran == ["atlas_data", "atlas_local"] and scheduled == ["atlas_data", "atlas_local"]

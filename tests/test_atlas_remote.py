@@ -215,4 +215,6 @@ def test_download_rule_then_preprocessing_rule_with_a_bad_chain(server, tmp_path
     assert list(meta["name"]) == ["cobrotoxin"] and meta["dt_ps"].iloc[0] == 10.0
     assert list(pd.read_csv(out / "splits" / "atlas_test.csv")["name"]) == ["cobrotoxin"]
     manifest = read_json(out / "manifest.json")
-    assert set(manifest["raw_files"]) == {"cobrotoxin/cobrotoxin.pdb", "cobrotoxin/cobrotoxin_prod_R1_fit.xtc"}
+    inputs = {f["path"] for f in manifest["files"] if f["role"] == "input"}
+    assert inputs == {"cobrotoxin/cobrotoxin.pdb", "cobrotoxin/cobrotoxin_prod_R1_fit.xtc"}
+    assert all(len(f["sha256"]) == 64 and f["bytes"] > 0 for f in manifest["files"])

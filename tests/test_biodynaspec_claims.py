@@ -10,9 +10,13 @@ from repro.reporting.claims import verdict
 MODELS = {"biodynaspec": 1.0, "static": 2.0, "time_ar": 1.6, "flow": 1.5, "biodynaspec_noirfc": 1.3}
 
 
-def items(level):
+def items(level, trajectories=3):
     return {
-        f"p{i}_R1": {"r_s": [level], "r_s_per_sample": [level + 0.02 * k + 0.1 * i for k in range(8)]} for i in range(3)
+        f"p{i}_R1": {
+            "r_s": [level],
+            "r_s_per_sample": [level + 0.02 * k + 0.1 * i for k in range(8)],
+        }
+        for i in range(trajectories)
     }
 
 
@@ -20,6 +24,11 @@ def metrics():
     return {
         "s_report": 64,
         "per_item": {m: items(v) for m, v in MODELS.items()},
+        # held-out training objective per window: trained networks far below their initialisation
+        "heldout_loss": {
+            m: {"loss": [0.3 + 0.01 * k for k in range(12)], "init_loss": [1.0 + 0.01 * k for k in range(12)]}
+            for m in ("biodynaspec", "biodynaspec_noirfc", "time_ar", "flow")
+        },
         "iwfd_checks": {
             "generator_path": {"composed_rmsd_max_A": 1e-6},
             "parseval_max_rel_dev": 1e-15,
@@ -86,7 +95,33 @@ def test_generator_path_check_fails_on_a_drifting_reconstruction():
 
 def test_missing_or_nan_inputs_still_give_a_failing_claim():
     m = metrics()
-    m["per_item"]["biodynaspec"]["p0_R1"]["r_s_per_sample"][0] = float("nan")
+    m["per_item"]["static"]["p0_R1"]["r_s_per_sample"][0] = float("nan")
     del m["per_item"]["flow"]
+    del m["heldout_loss"]["flow"]
     assert verdict(CLAIMS, "r_s_vs_static", m) == "fails"
-    assert verdict(CLAIMS, "r_s_vs_mdgen_style", m) == "fails"
+    assert verdict(CLAIMS, "learn_flow", m) == "fails"
+    assert verdict(CLAIMS, "r_s_vs_mdgen_style", m) == "inconclusive"
+
+
+def test_the_interval_resamples_trajectories_not_only_samples():
+    """A gain on one trajectory and a loss on another: every within-trajectory interval is tight, yet the
+    claim must fail, because another draw of held-out trajectories could reverse it."""
+    m = metrics()
+    for model, level in (("biodynaspec", 1.0), ("time_ar", 1.0)):
+        for i, key in enumerate(sorted(m["per_item"][model])):
+            sign = 1 if i == 0 else -1
+            shift = 0.5 * sign if model == "time_ar" else 0.0
+            m["per_item"][model][key]["r_s_per_sample"] = [level + shift + 0.001 * k for k in range(8)]
+    m["per_item"]["time_ar"][sorted(m["per_item"]["time_ar"])[0]]["r_s_per_sample"] = [
+        2.5 + 0.001 * k for k in range(8)
+    ]
+    assert verdict(CLAIMS, "r_s_vs_time_domain", m) == "fails"
+
+
+@pytest.mark.parametrize("model", ["biodynaspec", "biodynaspec_noirfc", "time_ar", "flow"])
+def test_a_generator_no_better_than_its_initialisation_leaves_its_claims_inconclusive(model):
+    m = copy.deepcopy(metrics())
+    m["heldout_loss"][model]["loss"] = [0.95 * v for v in m["heldout_loss"][model]["init_loss"]]
+    assert verdict(CLAIMS, f"learn_{model}", m) == "fails"
+    resting = [c.id for c in CLAIMS if f"learn_{model}" in (c.rests_on or ()) and "smoke" in c.scales]
+    assert resting and all(verdict(CLAIMS, c, m) == "inconclusive" for c in resting)

@@ -19,6 +19,8 @@ def metrics(**override):
                 "dissolvr": squared_errors(0.55),
                 "esol_refit": squared_errors(0.95, seed=1),
                 "rf_morgan": squared_errors(1.1, seed=2),
+                "gbm_rdkit": squared_errors(0.75, seed=3),
+                "train_mean": squared_errors(2.0, seed=4),
             }
         },
         "relative_increase": {"dissolvr": [0.30, 0.50, 0.70, 0.25, 0.35], "rf_morgan": [0.40, 0.70, 0.85, 0.30, 0.40]},
@@ -57,8 +59,28 @@ def test_an_interval_straddling_zero_fails_the_scaffold_claim():
     assert verdict(CLAIMS, "dissolvr_scaffold_generalisation", metrics(relative_increase=rel)) == "fails"
 
 
+@pytest.mark.counterfactual("dissolvr", "dissolvr_beats_gbm_rdkit")
+def test_physical_blocks_that_add_nothing_fail_the_ablation():
+    sq = metrics()["primary"]["squared_errors"]
+    tied = {"squared_errors": sq | {"gbm_rdkit": sq["dissolvr"]}}
+    assert verdict(CLAIMS, "dissolvr_beats_gbm_rdkit", metrics(primary=tied)) == "fails"
+
+
+@pytest.mark.parametrize("model", ["dissolvr", "gbm_rdkit", "esol_refit", "rf_morgan"])
+def test_a_model_no_better_than_the_training_mean_fails_its_learning_check(model):
+    sq = metrics()["primary"]["squared_errors"]
+    flat = {"squared_errors": sq | {model: (np.asarray(sq["train_mean"]) * 0.9).tolist()}}
+    assert verdict(CLAIMS, f"learn_{model}", metrics(primary=flat)) == "fails"
+    resting = [c.id for c in CLAIMS if f"learn_{model}" in (c.rests_on or ())]
+    assert resting and all(verdict(CLAIMS, c, metrics(primary=flat)) == "inconclusive" for c in resting)
+
+
 def test_broken_additivity_and_missing_inputs_fail():
     assert verdict(CLAIMS, "dissolvr_treeshap_additivity", metrics(shap_additivity_max_error=1e-3)) == "fails"
-    assert verdict(CLAIMS, "dissolvr_beats_esol", metrics(primary={})) == "fails"
+    # errors missing: the learning checks cannot pass, so the claim resting on them is inconclusive
+    assert verdict(CLAIMS, "dissolvr_beats_esol", metrics(primary={})) == "inconclusive"
+    sq = metrics()["primary"]["squared_errors"]
+    nan_esol = {"squared_errors": sq | {"esol_refit": [np.nan] * len(sq["esol_refit"])}}
+    assert verdict(CLAIMS, "learn_esol_refit", metrics(primary=nan_esol)) == "fails"
     nan = metrics()["relative_increase"] | {"dissolvr": [np.nan] * 5}
     assert verdict(CLAIMS, "dissolvr_scaffold_generalisation", metrics(relative_increase=nan)) == "fails"

@@ -43,14 +43,14 @@ def metrics():
         "k_over_d": 4 / 64,
     }
     records = [
-        {"criterion": c, "density": 0.1, "seed": k, "alignment": a + 0.01 * k}
+        {"criterion": c, "density": 0.1, "seed": k, "alignment": a + 0.01 * k, "test_accuracy": 0.8 + 0.01 * k}
         for k in range(5)
         for c, a in (("random", 0.30), ("snip", 0.40))
     ]
     return {
         "synthetic": syn,
         "digits": copy.deepcopy(syn),
-        "train": {"records": records},
+        "train": {"records": records, "prior_accuracy": 0.5},
         "settings": {"widths": WIDTHS, "seeds": SEEDS, "density": 0.1, "blocks": 32, "informative_factor": 2.0},
     }
 
@@ -110,3 +110,10 @@ def test_missing_or_nan_inputs_still_give_a_failing_claim():
     m["train"]["records"] = [r for r in m["train"]["records"] if not (r["criterion"] == "random" and r["seed"] == 0)]
     assert verdict(CLAIMS, "converges_snip", m) == "fails"
     assert verdict(CLAIMS, "ntk_alignment_snip_over_random", m) == "fails"
+
+
+def test_networks_no_better_than_the_class_prior_fail_their_learning_check():
+    m = metrics()
+    for r in m["train"]["records"]:
+        r["test_accuracy"] = 0.52
+    assert verdict(CLAIMS, "learn_masked_networks", m) == "fails"

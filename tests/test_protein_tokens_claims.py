@@ -19,9 +19,17 @@ def metrics(**override):
     by_k = [noisy(6.0 - 0.4 * k) for k in range(8)]
     base = {
         "apt_rmsd_by_k_per_group": by_k,
-        "rmsd_at_k_per_group": {"apt": by_k[-1], "local": noisy(4.0)},
+        "rmsd_at_k_per_group": {"apt": by_k[-1], "local": noisy(4.0), "apt_no_nested": noisy(3.0)},
+        "medoid_rmsd_per_group": noisy(8.0),
         "prefix_rmsd_per_group": {"apt": by_k[1], "apt_no_nested": noisy(8.0)},
-        "probe": {"correct_per_group": {"apt_global": noisy(0.8), "local_mean_pooled": noisy(0.5)}},
+        "probe": {
+            "correct_per_group": {
+                "apt_global": noisy(0.8),
+                "local_concatenated": noisy(0.65),
+                "class_prior": noisy(0.4),
+            },
+            "dimensions": {"apt_global": 32, "local_concatenated": 32},
+        },
         "shrink": {"gap_to_own_per_group": noisy(0.1), "gap_to_other_per_group": noisy(0.4)},
         "checks": {
             "kabsch_rmsd_max_change_under_rigid_motion": 1e-6,
@@ -61,11 +69,36 @@ def test_ablation_as_good_as_apt_fails_nested_dropout_claim():
     )
 
 
-@pytest.mark.counterfactual("protein-tokens", "apt_probe_beats_pooled_local")
-def test_pooled_local_probe_as_accurate_fails_probe_claim():
-    correct = noisy(0.6)
-    probe = {"correct_per_group": {"apt_global": correct, "local_mean_pooled": correct}}
-    assert verdict(CLAIMS, "apt_probe_beats_pooled_local", metrics(probe=probe)) == "fails"
+@pytest.mark.counterfactual("protein-tokens", "apt_probe_beats_local_equal_size")
+def test_local_probe_as_accurate_fails_probe_claim():
+    probe = metrics()["probe"]
+    correct = probe["correct_per_group"] | {"apt_global": probe["correct_per_group"]["local_concatenated"]}
+    assert (
+        verdict(CLAIMS, "apt_probe_beats_local_equal_size", metrics(probe=probe | {"correct_per_group": correct}))
+        == "fails"
+    )
+
+
+def test_probes_of_unequal_feature_counts_are_not_compared():
+    probe = metrics()["probe"] | {"dimensions": {"apt_global": 32, "local_concatenated": 4}}
+    assert verdict(CLAIMS, "apt_probe_beats_local_equal_size", metrics(probe=probe)) == "fails"
+
+
+@pytest.mark.parametrize("variant", ["apt", "local", "apt_no_nested"])
+def test_a_tokenizer_no_better_than_the_medoid_leaves_its_claims_inconclusive(variant):
+    m = metrics()
+    m["rmsd_at_k_per_group"] = m["rmsd_at_k_per_group"] | {variant: m["medoid_rmsd_per_group"]}
+    assert verdict(CLAIMS, f"learn_{variant}", m) == "fails"
+    resting = [c.id for c in CLAIMS if f"learn_{variant}" in (c.rests_on or ())]
+    assert resting and all(verdict(CLAIMS, c, m) == "inconclusive" for c in resting)
+
+
+def test_a_probe_no_better_than_the_class_prior_fails_its_learning_check():
+    probe = metrics()["probe"]
+    correct = probe["correct_per_group"] | {"apt_global": probe["correct_per_group"]["class_prior"]}
+    m = metrics(probe=probe | {"correct_per_group": correct})
+    assert verdict(CLAIMS, "learn_probe_apt_global", m) == "fails"
+    assert verdict(CLAIMS, "apt_probe_beats_local_equal_size", m) == "inconclusive"
 
 
 @pytest.mark.counterfactual("protein-tokens", "apt_zero_shot_shrinking")

@@ -61,3 +61,39 @@ def test_backbone_only_dssp_finds_an_ideal_helix_and_strand():
     assert dssp_of_backbone(helix)[3:16] == "H" * 13
     extended = build_backbone(np.full(20, np.deg2rad(-120.0)), np.full(20, np.deg2rad(130.0)))
     assert "H" not in dssp_of_backbone(extended)
+
+
+def _windows(tmp_path, n, length=24, seed=0):
+    """``n`` helical windows with noise, in the windows folder layout (memory-mapped when read back)."""
+    from repro.papers.protein_tokens.arrays import open_arrays, write_arrays
+
+    rng = np.random.default_rng(seed)
+    helix = np.deg2rad([-57.0, -47.0])
+    bb = np.stack([build_backbone(helix[0] + rng.normal(0, 0.4, length), helix[1] + rng.normal(0, 0.4, length))
+                   for _ in range(n)]).astype(np.float32)  # fmt: skip
+    split = np.where(np.arange(n) % 4 == 0, 2, 0).astype(np.int8)
+    write_arrays(tmp_path / f"w{n}", {"backbone": bb, "mask": np.ones((n, length), np.float32), "split": split})
+    return open_arrays(tmp_path / f"w{n}")
+
+
+def test_streamed_pca_baseline_matches_a_full_pca_and_keeps_memory_flat(tmp_path):
+    import tracemalloc
+
+    from repro.papers.protein_tokens.evaluate import pca_baseline
+
+    settings = {"batch": 16, "pca_fit_windows": 10_000}
+    small = _windows(tmp_path, 80)
+    held = np.flatnonzero(small["split"] > 0)
+    streamed = pca_baseline(small, held, [4, 4], 2, settings)
+    one_batch = pca_baseline(small, held, [4, 4], 2, settings | {"batch": 1000})  # an exact PCA in one go
+    assert streamed["components"] == 4 and streamed["windows"] == held.size
+    assert np.all(np.isfinite(streamed["rmsd"]))
+    assert np.mean(streamed["rmsd"]) == pytest.approx(np.mean(one_batch["rmsd"]), abs=0.05)
+    peaks = []
+    for n in (200, 800):
+        windows = _windows(tmp_path, n, seed=1)
+        tracemalloc.start()
+        pca_baseline(windows, np.flatnonzero(windows["split"] > 0), [4, 4], 2, settings)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < 1.5 * peaks[0], f"peak memory grew with the windows: {peaks}"

@@ -5,12 +5,13 @@ import types
 import numpy as np
 import pytest
 import torch
-from interrupt import Interrupted, interrupted_at, same_arrays
+from interrupt import Interrupted, interrupted_at
 from scipy.spatial.transform import Rotation
 
 from repro.metrics.protein_geometry import build_backbone, rmsd
 from repro.papers.protein_tokens import gpu_probe
 from repro.papers.protein_tokens import train as pt_train
+from repro.papers.protein_tokens.arrays import ArrayWriter, open_arrays, write_arrays
 from repro.papers.protein_tokens.model import (
     FSQ,
     Autoencoder,
@@ -132,7 +133,7 @@ def test_interrupted_training_resumes_to_the_same_outputs(tmp_path, monkeypatch)
         "mask": mask.numpy(),
         "split": np.array([0] * 8 + [1] * 4, np.int8),
     }
-    np.savez(tmp_path / "windows.npz", **windows)
+    write_arrays(tmp_path / "windows", windows)
     settings = {
         "model": CFG,
         "loss": {"distance_weight": 1.0, "size_weight": 0.1, "min_crop": 0.6},
@@ -141,12 +142,13 @@ def test_interrupted_training_resumes_to_the_same_outputs(tmp_path, monkeypatch)
         "seeds": [0],
         "shrink": 0.75,
         "checks": {"windows": 2},
+        "inference": {"batch": 3, "pca_fit_windows": 100, "probe_train_windows": 100},
     }
 
     def job(out):
         return types.SimpleNamespace(
-            input=types.SimpleNamespace(windows=str(tmp_path / "windows.npz")),
-            output=types.SimpleNamespace(outputs=str(out / "outputs.npz"), training=str(out / "training.json")),
+            input=types.SimpleNamespace(windows=str(tmp_path / "windows")),
+            output=types.SimpleNamespace(outputs=str(out / "outputs"), training=str(out / "training.json")),
             params=types.SimpleNamespace(settings=settings, seed=0, device="cpu"),
         )
 
@@ -155,7 +157,22 @@ def test_interrupted_training_resumes_to_the_same_outputs(tmp_path, monkeypatch)
         pt_train.main(job(tmp_path / "b"))
     assert hits == [2]
     pt_train.main(job(tmp_path / "b"))
-    same_arrays(tmp_path / "a" / "outputs.npz", tmp_path / "b" / "outputs.npz")
+    a, b = open_arrays(tmp_path / "a" / "outputs"), open_arrays(tmp_path / "b" / "outputs")
+    assert sorted(a) == sorted(b) and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_batched_decoding_equals_one_batch(tmp_path):
+    """Streaming the held-out windows through the model in batches gives the one-batch decodes."""
+    bb, mask = backbones(10, 16, seed=3)
+    model = Autoencoder("global", CFG, 16).eval()
+    whole = pt_train.decode_prefixes(model, bb.numpy(), mask.numpy(), [1, 2, 4])
+    windows = {"backbone": bb.numpy(), "mask": mask.numpy(), "split": np.ones(10, np.int8)}
+    writer = ArrayWriter(tmp_path / "out")
+    settings = {"model": CFG, "shrink": 0.75}
+    pt_train.stream(model, windows, np.arange(10), 4, writer, 0, "apt_no_nested", settings)
+    writer.close()
+    streamed = open_arrays(tmp_path / "out")["ca/apt_no_nested/0"]
+    np.testing.assert_allclose(streamed[[0, 1, 3]], whole, atol=1e-5)
 
 
 def test_gpu_probe_builds_a_training_step_on_the_cpu(repo):

@@ -11,7 +11,7 @@ from rdkit import Chem
 from repro.data.spectra import process, raw
 from repro.data.spectra.molecules import symmetry_classes
 from repro.workflow.entry import Job
-from repro.workflow.io import InputError, read_json
+from repro.workflow.io import InputError, read_json, sha256
 
 SECTION = {
     "source": "embedded",
@@ -160,3 +160,102 @@ def test_unreadable_sdf_entry_is_counted_and_the_rest_kept(tmp_path):
     assert len(rows) == 1
     assert log.counts["labelled/13C"]["bad_molecule"] == 1
     np.testing.assert_allclose(sorted(rows[0]["observed"]), [18.1, 58.3], rtol=1e-6)
+
+
+def _run_local(tmp: Path, repo: Path, settings=SETTINGS) -> SimpleNamespace:
+    """The published-layout fixtures (repro.fixtures.nmrshiftdb2 / nmrexp) through source ``local``."""
+    from repro.fixtures import nmrexp, nmrshiftdb2
+
+    (sdf,), (table,) = nmrshiftdb2.write(tmp), nmrexp.write(tmp)
+    section = {
+        "source": "local",
+        "local": {"files": [{"path": str(sdf), "role": "labelled_sdf"}, {"path": str(table), "role": "literature"}]},
+    }
+    out = SimpleNamespace(
+        labelled=str(tmp / "labelled.parquet"),
+        unlabelled=str(tmp / "unlabelled.parquet"),
+        rejections=str(tmp / "rej.json"),
+        manifest=str(tmp / "manifest.json"),
+    )
+    raw.main(
+        Job(
+            SimpleNamespace(molecules=str(repo / "resources/spectra/molecules.smi")),
+            SimpleNamespace(raw=str(tmp / "raw.json")),
+            SimpleNamespace(section=section, raw_dir=str(tmp)),
+        )
+    )
+    process.main(
+        Job(
+            SimpleNamespace(raw=str(tmp / "raw.json")),
+            out,
+            SimpleNamespace(settings=settings, conformer_dir=str(tmp / "conformers")),
+        )
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory, repo):
+    return _run_local(tmp_path_factory.mktemp("published"), repo)
+
+
+def test_published_layouts_read_with_missing_shifts_honoured_and_refusals_counted(published):
+    manifest = read_json(published.manifest)
+    details = manifest["details"]
+    # the SD fixture: one carbon signal without a shift (missing, counted), one 1H field that is no signal list
+    assert details["missing_shifts"] == {"1H": 0, "13C": 1}
+    assert details["refused"]["labelled"]["refused"] == 1
+    assert "unparsable_text" in details["refused"]["labelled"]["first_refused"][0]
+    # the NMRexp fixture: one integration too many (refused), one 19F row (a selection, not a refusal)
+    assert details["refused"]["unlabelled"]["refused"] == 1
+    rejected = read_json(published.rejections)["rejected"]
+    assert rejected["unlabelled/other"] == {"other_nucleus": 1}
+    assert rejected["unlabelled/1H"] == {"count_mismatch": 1}
+    inputs = {f["role"]: f for f in manifest["files"] if "role" in f}
+    for role in ("labelled_sdf", "literature"):
+        path = Path(published.manifest).parent / inputs[role]["path"]
+        assert inputs[role]["bytes"] == path.stat().st_size and inputs[role]["sha256"] == sha256(path)
+
+
+def test_a_missing_shift_leaves_its_atom_unassigned_not_zero(published):
+    labelled = pd.read_parquet(published.labelled)
+    carbon = labelled[labelled["nucleus"] == "13C"]
+    fourth = carbon[carbon["mol_id"] == str(20000000 + 17 * 3)].iloc[0]
+    carbons = np.asarray(fourth["atoms"]) == 6
+    target = np.asarray(fourth["target"], float)
+    assert np.isnan(target[carbons]).sum() == 1 and np.all(target[np.isfinite(target)] > 5)
+    assert len(fourth["observed"]) == carbons.sum() - 1
+
+
+def test_more_refused_than_the_allowed_fraction_stops_naming_the_file(tmp_path, repo):
+    strict = SETTINGS | {"max_refused_fraction": {"labelled": 0.01, "unlabelled": 0.8}}
+    with pytest.raises(InputError, match=r"nmrshiftdb2withsignals.sd: 1 of \d+ labelled records refused"):
+        _run_local(tmp_path, repo, strict)
+
+
+@pytest.mark.e2e
+def test_replacing_the_users_sd_file_reruns_exactly_the_spectra_rules(tmp_path):
+    from user_file_reruns import user_file_rerun
+
+    from repro.fixtures import nmrexp, nmrshiftdb2
+
+    folder = "user/spectra"
+    files = [
+        {"path": f"{folder}/{nmrshiftdb2.FILE}", "role": "labelled_sdf"},
+        {"path": f"{folder}/{nmrexp.FILE}", "role": "literature"},
+    ]
+
+    def place(root):
+        (root / folder).mkdir(parents=True)
+        nmrshiftdb2.write(root / folder)
+        nmrexp.write(root / folder)
+
+    def change(root):  # a corrected release: the last record withdrawn
+        path = root / folder / nmrshiftdb2.FILE
+        records = path.read_text().split("$$$$\n")
+        path.write_text("$$$$\n".join(records[:-2]) + "$$$$\n")
+
+    overlay = {"data": {"spectra": {"source": "local", "local": {"files": files}}}}
+    scheduled, ran = user_file_rerun(tmp_path, overlay, place, ["data/spectra/manifest.json"], change)
+    assert ran == ["spectra_data", "spectra_raw"]
+    assert scheduled == ["spectra_data", "spectra_raw"]

@@ -170,3 +170,42 @@ def test_duplicate_chain_ids_across_files_are_an_error(tmp_path):
     write(tmp_path / "b" / "x.pdb.gz", text)
     with pytest.raises(InputError, match="more than one file"):
         read_folder(tmp_path, min_residues=10)
+
+
+def test_published_afdb_and_cath_fixtures_read_with_refusals_counted(tmp_path):
+    """The rehearsal's fixtures (repro.fixtures.afdb / cath) through the reader: PDB and gzipped mmCIF AFDB
+    models, CATH dompdb domains; the truncated AFDB file is refused whole, the CATH gap cuts a domain."""
+    from repro.data.structures.build import refused_files
+    from repro.data.structures.reader import read_folder, structure_files
+    from repro.fixtures import afdb, cath
+
+    (tmp_path / "afdb").mkdir()
+    written = afdb.write(tmp_path / "afdb")
+    result = read_folder(tmp_path / "afdb", "afdb", 30, 20)
+    assert len(result.chains) == len(written) - 1 and all(c.chain_id.startswith("AF-") for c in result.chains)
+    assert any(c.source_file.endswith(".cif.gz") for c in result.chains)
+    summary = refused_files(structure_files(tmp_path / "afdb", "afdb"), result, 0.1, tmp_path / "afdb")
+    assert summary["refused"] == 1 and summary["first_refused"][0].startswith("AF-Q005")
+    cath.write(tmp_path / "cath")
+    domains = read_folder(tmp_path / "cath", "cath", 20, 20)
+    ids = [c.chain_id for c in domains.chains]
+    assert len(ids) == 13 and sum("_s" in i for i in ids) == 2  # 12 domains, one cut at its gap
+
+
+@pytest.mark.e2e
+def test_replacing_one_afdb_file_reruns_exactly_the_structures_rule(tmp_path):
+    from user_file_reruns import user_file_rerun
+
+    from repro.fixtures import afdb
+
+    def place(root):
+        (root / "user/afdb").mkdir(parents=True)
+        afdb.write(root / "user/afdb")
+
+    def change(root):  # a corrected model file put in place
+        path = next((root / "user/afdb").glob("AF-Q000*"))
+        path.write_text(path.read_text().replace("HEADER    FIXTURE", "HEADER    FIXTURE v2"))
+
+    overlay = {"data": {"structures": {"local": {"root": "user/afdb", "limit": 5}}}}
+    scheduled, ran = user_file_rerun(tmp_path, overlay, place, ["data/structures/manifest.json"], change)
+    assert ran == ["structures_data"] and scheduled == ["structures_data"]

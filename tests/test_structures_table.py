@@ -13,7 +13,7 @@ from repro.data.structures.build import assign_splits, main
 from repro.workflow.io import InputError, read_json
 
 
-def build_local(tmp_path, n_files=6):
+def build_local(tmp_path, n_files=6, max_refused=0.2):
     root = tmp_path / "mine"
     for k in range(n_files):
         names = ["ALA", "GLY", "LEU", "VAL"][k % 4 : k % 4 + 1] * (30 + k)
@@ -26,7 +26,7 @@ def build_local(tmp_path, n_files=6):
         "max_models": 5,
         "split_fractions": [0.5, 0.25, 0.25],
         "seed": 3,
-        "local": {"root": str(root), "layout": "folder", "licence": "own data"},
+        "local": {"root": str(root), "layout": "folder", "licence": "own data", "max_refused_fraction": max_refused},
     }
     out = types.SimpleNamespace(
         chains=str(tmp_path / "out" / "chains.parquet"), manifest=str(tmp_path / "out" / "manifest.json")
@@ -49,8 +49,15 @@ def test_local_folder_builds_the_canonical_table_and_manifest(tmp_path):
     manifest = read_json(out.manifest)
     assert manifest["licence"] == "own data"
     roles = [f.get("role") for f in manifest["files"]]
-    assert roles.count("input") == 6
-    assert any(s["item"].endswith("bad.pdb") for s in manifest["details"]["sources"][0]["skipped"])
+    assert roles.count("input") == 7  # every file the user placed, the refused one too (size and sha256)
+    source = manifest["details"]["sources"][0]
+    assert any(s["item"].endswith("bad.pdb") for s in source["skipped"])
+    assert source["refused_files"]["refused"] == 1 and source["refused_files"]["first_refused"] == ["bad.pdb"]
+
+
+def test_more_refused_files_than_the_allowed_fraction_stop_the_build(tmp_path):
+    with pytest.raises(InputError, match=r"1 of 7 structure files refused.*bad.pdb.*allowed fraction 0.1"):
+        build_local(tmp_path, max_refused=0.1)
 
 
 def test_split_is_seeded_deterministic_and_keeps_identical_sequences_together():

@@ -77,6 +77,12 @@ else:
     rule atlas_local:
         input:
             splits=ATLAS_SPLIT_LISTS,
+            # the user's ATLAS folder (local.root): a listing of its files, so a replaced file reruns
+            user_data=user_inputs(
+                {"local": ATLAS["local"]},
+                ("data", "atlas"),
+                "docs/papers/biodynaspec.md, section 'Paper scale'",
+            ),
             code=code_closure("repro.data.atlas.remote"),
         output:
             entries="data/atlas/entries.json",
@@ -96,6 +102,12 @@ else:
 rule atlas_data:
     input:
         raw=ATLAS_RAW,
+        # a user's folder (source: local) as a listing of its files: a replaced trajectory reruns this rule
+        user_data=user_inputs(
+            {"local": ATLAS["local"]} if ATLAS["source"] == "local" else {},
+            ("data", "atlas"),
+            "docs/papers/biodynaspec.md, section 'Paper scale'",
+        ),
         entries="data/atlas/entries.json",
         code=code_closure("repro.data.atlas.build"),
     output:

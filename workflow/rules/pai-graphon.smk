@@ -20,6 +20,7 @@ declare_paper(
         output={"masks": directory("results/pai-graphon/masks/{dataset}.zarr")},
         constraints={"dataset": "synthetic|digits"},
         env="torch",
+        cache="omit-software",
         settings=PAI_GRAPHON_MASKS,
     ),
     stage(
@@ -27,6 +28,7 @@ declare_paper(
         input={"data": "data/pai-graphon/synthetic.zarr"},
         output={"train": "results/pai-graphon/train.json"},
         env="torch",
+        cache="omit-software",
         settings=["criteria", "batch_size", "ntk"],
     ),
     stage(

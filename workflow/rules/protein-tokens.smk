@@ -1,8 +1,9 @@
 """APT: adaptive (global, coarse-to-fine) protein structure tokenization (arXiv 2602.06418, ICML 2026)."""
 
-PROTEIN_TOKENS_WINDOWS = "results/protein-tokens/data/windows.npz"
+# folders of .npy arrays (repro.papers.protein_tokens.arrays): read lazily, written batch by batch
+PROTEIN_TOKENS_WINDOWS = "results/protein-tokens/data/windows"
 PROTEIN_TOKENS_TRAINED = {
-    "outputs": "results/protein-tokens/outputs.npz",
+    "outputs": "results/protein-tokens/outputs",
     "training": "results/protein-tokens/training.json",
 }
 
@@ -13,7 +14,7 @@ declare_paper(
         "data",
         input={"chains": "data/structures/chains.parquet"},
         output={
-            "windows": PROTEIN_TOKENS_WINDOWS,
+            "windows": directory(PROTEIN_TOKENS_WINDOWS),
             "manifest": "results/protein-tokens/data/manifest.json",
         },
         env="md",
@@ -22,10 +23,23 @@ declare_paper(
     stage(
         "train",
         input={"windows": PROTEIN_TOKENS_WINDOWS},
-        output=PROTEIN_TOKENS_TRAINED,
+        output={
+            "outputs": directory(PROTEIN_TOKENS_TRAINED["outputs"]),
+            "training": PROTEIN_TOKENS_TRAINED["training"],
+        },
         env="torch",
         seed=True,
-        settings=["model", "train", "loss", "variants", "seeds", "shrink", "checks"],
+        cache="omit-software",
+        settings=[
+            "model",
+            "train",
+            "loss",
+            "variants",
+            "seeds",
+            "shrink",
+            "checks",
+            "inference",
+        ],
     ),
     stage(
         "evaluate",
@@ -35,7 +49,7 @@ declare_paper(
             "claims": "results/protein-tokens/claims.json",
         },
         env="md",
-        settings=["model", "variants", "shrink", "probe"],
+        settings=["model", "variants", "shrink", "probe", "inference"],
         reported=True,
     ),
     figures(
@@ -43,7 +57,7 @@ declare_paper(
         input={
             "windows": PROTEIN_TOKENS_WINDOWS,
             "metrics": "results/protein-tokens/metrics.json",
-            "outputs": "results/protein-tokens/outputs.npz",
+            "outputs": PROTEIN_TOKENS_TRAINED["outputs"],
         },
     ),
     manifests=["results/protein-tokens/data/manifest.json"],

@@ -13,6 +13,12 @@ SPECTRA_THREADS, SPECTRA_RESOURCES = stage_resources(SPECTRA, "data")
 rule spectra_raw:
     input:
         molecules=repo_file("resources/spectra/molecules.smi"),
+        # the user's files (local.files[].path): replacing one reruns this rule and what it feeds
+        user_data=user_inputs(
+            {"local": SPECTRA["local"]} if SPECTRA["source"] == "local" else {},
+            ("data", "spectra"),
+            "docs/papers/nmrshift.md, section 'Paper scale'",
+        ),
         code=code_closure("repro.data.spectra.raw"),
     output:
         raw="data/spectra/raw.json",

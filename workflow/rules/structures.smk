@@ -19,12 +19,12 @@ rule structures_data:
         package_manifests=[
             f"data/packages/{p}/manifest.json" for p in STRUCTURES_PACKAGES
         ],
-        # the folder a user places: its absence is reported by the stage, naming the path
-        user_files=(
-            [STRUCTURES["local"]["root"]]
-            if STRUCTURES["source"] == "local"
-            and Path(STRUCTURES["local"]["root"]).exists()
-            else []
+        # the folder a user places (local.root, x-user-path): a listing of its files, so a replaced file
+        # reruns this rule; a missing folder stops the run before any job, naming the key
+        user_data=user_inputs(
+            {"local": STRUCTURES["local"]} if STRUCTURES["source"] == "local" else {},
+            ("data", "structures"),
+            "docs/papers/protein-tokens.md, section 'Paper scale'",
         ),
         code=code_closure("repro.data.structures.build"),
     output:

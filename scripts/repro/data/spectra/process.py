@@ -34,7 +34,9 @@ from repro.data.spectra.molecules import (
     symmetry_classes,
 )
 from repro.data.spectra.sdf import (
+    assigned,
     carbon_assignments,
+    missing_shifts,
     parse_spectrum_field,
     proton_assignments,
     read_sdf,
@@ -52,13 +54,25 @@ NUCLEI = ("1H", "13C")
 ELEMENT = {"1H": 1, "13C": 6}
 
 
+# Outcomes that select rather than refuse: a row of another nucleus, a repeat, a compound of the labelled
+# benchmark. They are counted like the others but do not count against ``max_refused_fraction``.
+SELECTIONS = ("other_nucleus", "duplicate", "in_labelled_set")
+SHOWN = 10
+# Guards against a wrong file or layout (a parser refusing nearly everything), not quality filters: NMRexp's
+# text-mined rows fail the count and range checks far more often than NMRShiftDB2's curated records.
+DEFAULT_MAX_REFUSED = {"labelled": 0.2, "unlabelled": 0.8}
+
+
 class RejectionLog:
-    """Counts of rejected records per (source, nucleus, reason), with a few examples each."""
+    """Counts of rejected records per (source, nucleus, reason), with a few examples each, the first ten
+    refused ids per source, and the shifts a spectrum left missing (counted, never read as values)."""
 
     def __init__(self, examples: int = 3):
         self.counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
         self.examples: dict[str, list[str]] = collections.defaultdict(list)
         self.kept: collections.Counter = collections.Counter()
+        self.first: dict[str, list[str]] = collections.defaultdict(list)
+        self.missing_shifts: collections.Counter = collections.Counter()
         self.max_examples = examples
 
     def reject(self, source: str, nucleus: str, where: str, err: Rejected) -> None:
@@ -66,15 +80,47 @@ class RejectionLog:
         self.counts[key][err.reason] += 1
         if len(self.examples[f"{key}/{err.reason}"]) < self.max_examples:
             self.examples[f"{key}/{err.reason}"].append(f"{where}: {err.detail}")
+        if err.reason not in SELECTIONS and len(self.first[source]) < SHOWN:
+            self.first[source].append(f"{where} ({err.reason})")
 
     def keep(self, source: str, nucleus: str) -> None:
         self.kept[f"{source}/{nucleus}"] += 1
+
+    def refused(self, source: str) -> int:
+        """Records of ``source`` refused for a defect (selections apart)."""
+        return sum(
+            n
+            for key, c in self.counts.items()
+            if key.startswith(f"{source}/")
+            for r, n in c.items()
+            if r not in SELECTIONS
+        )
+
+    def read(self, source: str) -> int:
+        """Records of ``source`` kept or refused for a defect."""
+        return self.refused(source) + sum(n for key, n in self.kept.items() if key.startswith(f"{source}/"))
+
+    def check(self, limits: dict[str, float], files: dict[str, str]) -> None:
+        """Log the refusals of each source (count and first ten ids); stop above its allowed fraction."""
+        for source, limit in limits.items():
+            read, refused = self.read(source), self.refused(source)
+            if not refused:
+                continue
+            text = f"{refused} of {read} {source} records refused; first: {self.first[source]}"
+            if refused / max(read, 1) > limit:
+                raise InputError(files.get(source, source), f"{text}; more than the allowed fraction {limit:g}")
+            log.warning(text)
 
     def report(self) -> dict[str, Any]:
         return {
             "kept": dict(self.kept),
             "rejected": {k: dict(v) for k, v in self.counts.items()},
             "rejected_total": {k: sum(v.values()) for k, v in self.counts.items()},
+            "refused": {
+                s: {"read": self.read(s), "refused": self.refused(s), "first_refused": self.first[s]}
+                for s in ("labelled", "unlabelled")
+            },  # fmt: skip
+            "missing_shifts": dict(self.missing_shifts),
             "examples": dict(self.examples),
         }
 
@@ -103,10 +149,19 @@ def _row(mol_id, smiles, nucleus, solvent, atoms, coords, mask, target, observed
     }
 
 
-def spectrum_target(rec, canon, source_index, n_atoms: int, nucleus: str, field: str, settings) -> np.ndarray:
-    """Per-atom shifts (canonical order, NaN where unassigned) of one spectrum field; Rejected when malformed."""
+def spectrum_target(
+    rec, canon, source_index, n_atoms: int, nucleus: str, field: str, settings, log_: RejectionLog | None = None
+) -> np.ndarray:
+    """Per-atom shifts (canonical order, NaN where unassigned) of one spectrum field; Rejected when malformed.
+
+    A signal without a shift leaves its atom unassigned (missing, not zero), counted in ``log_``."""
     low, high = RANGES[nucleus]
     signals = parse_spectrum_field(field, settings["atom_index_base"])
+    if log_ is not None:
+        log_.missing_shifts[nucleus] += missing_shifts(signals)
+    signals = assigned(signals)
+    if not signals:
+        raise Rejected("unparsable_text", "no signal carries a shift")
     canon_of = {src: i for i, src in enumerate(source_index)}
     target = np.full(n_atoms, np.nan)
     if nucleus == "13C":
@@ -161,7 +216,7 @@ def labelled_rows(
         by_solvent: dict[str, list[np.ndarray]] = {}
         for index, field in fields:
             try:
-                target = spectrum_target(rec, canon, source_index, atoms.size, nucleus, field, settings)
+                target = spectrum_target(rec, canon, source_index, atoms.size, nucleus, field, settings, log_)
             except Rejected as err:
                 log_.reject("labelled", nucleus, f"{where} spectrum {index}", err)
                 continue
@@ -312,6 +367,11 @@ def main(job: Job) -> None:
             positions.append(len(outcomes) - 1)
             unlabelled.append(row)
     unlabelled = _deduplicate(unlabelled, {r["smiles"] for r in labelled}, rejections, outcomes, positions)
+    roles = {"labelled": "labelled_sdf", "unlabelled": "literature"}
+    rejections.check(
+        settings.get("max_refused_fraction", DEFAULT_MAX_REFUSED),
+        {s: ", ".join(e["path"] for e in raw["files"] if e["role"] == r) for s, r in roles.items()},
+    )
     counts = {
         "labelled": _write_parquet(job.output.labelled, labelled, settings["folds"], settings["cv_seed"]),
         "unlabelled": _write_parquet(job.output.unlabelled, unlabelled, settings["folds"], settings["cv_seed"]),
@@ -341,5 +401,11 @@ def main(job: Job) -> None:
         licence="; ".join(dict.fromkeys(e.get("licence", "unknown") for e in raw["files"])) or "unknown",
         settings=settings,
         packages=["rdkit"],
-        details={"synthetic": bool(raw.get("synthetic")), "records": counts, "rdkit": rdBase.rdkitVersion},
+        details={
+            "synthetic": bool(raw.get("synthetic")),
+            "records": counts,
+            "refused": report["refused"],
+            "missing_shifts": report["missing_shifts"],
+            "rdkit": rdBase.rdkitVersion,
+        },
     )

@@ -88,7 +88,11 @@ def spectrum_solvents(field: str) -> tuple[str, dict[int, str]]:
 
 
 def parse_spectrum_field(field: str, atom_index_base: int = 0) -> list[tuple[float, int]]:
-    """``shift;intensity+mult;atom|...`` -> [(shift, 0-based atom index)]; Rejected on malformed text."""
+    """``shift;intensity+mult;atom|...`` -> [(shift, 0-based atom index)]; Rejected on malformed text.
+
+    A signal with an empty shift field is a shift the depositor did not give: it comes back as NaN (the
+    atom stays unassigned, a missing value, never a zero) and :func:`missing_shifts` counts it.
+    """
     signals = []
     for item in field.replace("\n", "").split("|"):
         if not item.strip():
@@ -97,12 +101,23 @@ def parse_spectrum_field(field: str, atom_index_base: int = 0) -> list[tuple[flo
         if len(parts) != 3:
             raise Rejected("unparsable_text", f"signal {item[:30]!r}")
         try:
-            signals.append((float(parts[0]), int(parts[2]) - atom_index_base))
+            shift = float(parts[0]) if parts[0].strip() else float("nan")
+            signals.append((shift, int(parts[2]) - atom_index_base))
         except ValueError as err:
             raise Rejected("unparsable_text", f"signal {item[:30]!r}") from err
     if not signals:
         raise Rejected("unparsable_text", "empty spectrum")
     return signals
+
+
+def missing_shifts(signals: list[tuple[float, int]]) -> int:
+    """How many signals of a parsed spectrum carry no shift (NaN)."""
+    return sum(shift != shift for shift, _ in signals)
+
+
+def assigned(signals: list[tuple[float, int]]) -> list[tuple[float, int]]:
+    """The signals that carry a shift."""
+    return [(shift, idx) for shift, idx in signals if shift == shift]
 
 
 def carbon_assignments(mol: Chem.Mol, signals: list[tuple[float, int]]) -> dict[int, float]:

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from repro.data.structures import COLUMNS, SPLITS
-from repro.data.structures.reader import ChainRecord, read_folder
+from repro.data.structures.reader import ChainRecord, read_folder, structure_files
 from repro.workflow.io import InputError, atomic_path, read_json
 from repro.workflow.manifest import file_record, write_manifest
 
@@ -39,6 +39,23 @@ def assign_splits(sequences: list[str], fractions: list[float], seed: int) -> li
         split_of[group] = SPLITS[int(np.searchsorted(bounds, middle, side="right").clip(0, len(SPLITS) - 1))]
         filled += sizes[group]
     return [split_of[s] for s in sequences]
+
+
+DEFAULT_MAX_REFUSED = 0.1
+"""Largest fraction of a user's structure files that may be refused whole (unreadable, no usable residues)."""
+
+
+def refused_files(files: list[Path], result, max_fraction: float, root) -> dict:
+    """Files refused whole (counted, first ten named, logged); an InputError above ``max_fraction`` of them."""
+    from repro.data.refusals import Refusals
+
+    refusals = Refusals(root, "structure files")
+    refusals.seen(len(files))
+    whole = {str(f) for f in files}
+    for item in result.skipped:
+        if item["item"] in whole:
+            refusals.refuse(Path(item["item"]).name, item["reason"].split(" (")[0])
+    return refusals.close(max_fraction)
 
 
 def chains_table(chains: list[ChainRecord], licences: list[str], splits: list[str]) -> pa.Table:
@@ -87,13 +104,17 @@ def main(job) -> None:
         result = read_folder(
             local["root"], local["layout"], section["min_residues"], section["max_models"], local.get("limit")
         )
+        files = structure_files(local["root"], local["layout"])[: local.get("limit")]
+        refused = refused_files(files, result, local.get("max_refused_fraction", DEFAULT_MAX_REFUSED), local["root"])
         results = [(result, local["licence"], Path(local["root"]))]
         sources = [
             {
                 "root": local["root"],
                 "layout": local["layout"],
                 "licence": local["licence"],
+                "files": len(files),
                 "chains": len(result.chains),
+                "refused_files": refused,
                 "skipped": result.skipped,
             }
         ]
@@ -105,6 +126,8 @@ def main(job) -> None:
             {root / c.source_file if (root / c.source_file).is_file() else c.source_file for c in result.chains},
             key=str,
         )
+    if section["source"] == "local":  # every file the user placed, refused ones included (size and sha256)
+        inputs = files
     if not chains:
         raise InputError(job.output.chains, "no usable chains in any source")
     splits = assign_splits([c.sequence for c in chains], section["split_fractions"], section["seed"])

@@ -11,12 +11,13 @@ import logging
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from repro.data.atlas.splits import read_split
 from repro.papers.biodynaspec import metrics as M
 from repro.papers.biodynaspec.claims import CLAIMS, FULL_SCALE
-from repro.papers.biodynaspec.data import load_ca, read_meta, residue_types
-from repro.papers.biodynaspec.generate import generate, load_model
+from repro.papers.biodynaspec.data import load_ca, read_meta, residue_types, to_slots, training_windows
+from repro.papers.biodynaspec.generate import generate, load_model, untrained_model
 from repro.papers.biodynaspec.geometry import superpose
 from repro.papers.biodynaspec.registry import MODELS
 from repro.papers.biodynaspec.spectral_checks import check_trajectory
@@ -43,8 +44,46 @@ def evaluation_items(meta, splits_dir: Path, heldout: list[int]) -> list[tuple[s
     return items
 
 
-def score_item(trajs: np.ndarray, true: np.ndarray, md_all: np.ndarray, settings: dict) -> dict:
-    """R_s curve (mean over samples) and ensemble metrics of one model on one evaluation item."""
+HELDOUT_LOSS_DRAWS = 4
+
+
+def heldout_windows(processed: Path, meta, items: list, window: int) -> list:
+    """Windows of the evaluation items' conditioning replicates (every ``window // 2`` frames): the held-out
+    data of the learning checks."""
+    sets = []
+    for name, rep, _ in items:
+        (found,) = training_windows(processed, meta, [name], [rep], window) or [None]
+        if found is not None:
+            keep = np.arange(0, len(found.anchors), max(1, window // 2))
+            sets.append(type(found)(found.name, found.types, found.anchors[keep], found.deltas[keep]))
+    return sets
+
+
+@torch.no_grad()
+def heldout_losses(net, model: str, sets: list, scales: np.ndarray, device) -> list[float]:
+    """The training objective (denoising or flow-matching loss) of ``net`` on every held-out window, each the
+    mean of HELDOUT_LOSS_DRAWS draws of (band or time, noise level, noise) seeded by window and draw, so a
+    trained network and its initialisation meet the same draws."""
+    rep = MODELS[model].representation
+    out, k = [], 0
+    for s in sets:
+        slots = to_slots(s.deltas, rep) / scales[None, :, None, None]
+        types = torch.as_tensor(s.types[None], device=device)
+        for w in range(len(s.anchors)):
+            anchor = torch.as_tensor(s.anchors[w : w + 1], dtype=torch.float32, device=device)
+            target = torch.as_tensor(slots[w : w + 1], dtype=torch.float32, device=device)
+            draws = []
+            for d in range(HELDOUT_LOSS_DRAWS):
+                torch.manual_seed(10_000 + 100 * k + d)
+                draws.append(float(net.loss(anchor, types, target)))
+            out.append(float(np.mean(draws)))
+            k += 1
+    return out
+
+
+def score_item(trajs: np.ndarray, true: np.ndarray, md_all: np.ndarray, settings: dict, md_basis=None) -> dict:
+    """R_s curve (mean over samples) and ensemble metrics of one model on one evaluation item; ``md_basis``
+    (mean, components) is the PCA of all MD frames, the same for every model of the item (computed once)."""
     start = true[0]
     curves = np.array([M.r_s_curve(t, true, include_first=settings["rs_include_first"]) for t in trajs])
     out = {"r_s": curves.mean(0).tolist()}
@@ -60,7 +99,7 @@ def score_item(trajs: np.ndarray, true: np.ndarray, md_all: np.ndarray, settings
     out.update(
         {
             "rmwd": M.rmwd(md1k, gen_s),
-            "md_pca_w2": M.pca_w2(md_all, md1, gen_s, k=settings["pca_k"]),
+            "md_pca_w2": M.pca_w2(md_all, md1, gen_s, k=settings["pca_k"], basis=md_basis),
             "joint_pca_w2": M.pca_w2(md_all, md1, gen_s, k=settings["pca_k"], joint=True),
             "cfre": M.cfre(md_all, gen),
         }
@@ -68,7 +107,7 @@ def score_item(trajs: np.ndarray, true: np.ndarray, md_all: np.ndarray, settings
     if len(true) >= settings["min_ensemble_frames"]:
         md_traj = superpose(true[: 1 + settings["num_frames"]], start)
         out["pca_psd_logcorr"] = M.pca_psd_logcorr(
-            md_traj, [superpose(t, start) for t in trajs], md_all, k=settings["psd_pcs"]
+            md_traj, [superpose(t, start) for t in trajs], md_all, k=settings["psd_pcs"], basis=md_basis
         )
     return out
 
@@ -94,6 +133,14 @@ def main(job) -> None:
     device = pick_device(job.params.device)
     nets = {Path(p).stem: load_model(p, settings, device) for p in job.input.models}
     items = evaluation_items(meta, Path(job.input.splits), settings["heldout_replicates"])
+    held = heldout_windows(processed, meta, items, settings["window"])
+    learning = {}
+    for name, (net, scales) in nets.items():
+        init = untrained_model(name, settings, int(job.params.seed), device)
+        learning[name] = {
+            "loss": heldout_losses(net, name, held, scales, device),
+            "init_loss": heldout_losses(init, name, held, scales, device),
+        }
     per_model: dict[str, dict] = {m: {} for m in settings["models"]}
     samples: dict[str, np.ndarray] = {}
     checks = None
@@ -106,6 +153,7 @@ def main(job) -> None:
         if checks is None and len(true) > 2 * settings["window"]:
             checks = check_trajectory(true, settings["window"])
         types = residue_types(meta.loc[meta["name"] == name, "sequence"].iloc[0])
+        md_basis = M.pca_basis(md_all, max(settings["pca_k"], settings["psd_pcs"]))
         for model in settings["models"]:
             net, scales = nets.get(model, (None, None))
             trajs = generate(
@@ -120,7 +168,7 @@ def main(job) -> None:
                 seed=int(job.params.seed) + i,
             )
             samples[f"{model}/{key}"] = trajs.astype(np.float32)
-            per_model[model][key] = score_item(trajs, true, md_all, settings)
+            per_model[model][key] = score_item(trajs, true, md_all, settings, md_basis)
             log.info("%s %s: R_s(last)=%.3f", model, key, per_model[model][key]["r_s"][-1])
     if checks is None:
         raise ValueError(f"no evaluation trajectory longer than {2 * settings['window']} frames for the IWFD checks")
@@ -141,6 +189,7 @@ def main(job) -> None:
         "items": [list(i[:2]) for i in items],
         "summary": summary,
         "per_item": per_model,
+        "heldout_loss": learning,
         "iwfd_checks": checks,
         "synthetic": synth,
         "labels": {m: MODELS[m].label for m in settings["models"]},

@@ -7,18 +7,29 @@ import math
 import numpy as np
 import torch
 
+from repro.learning.training import seed_everything
 from repro.papers.biodynaspec.data import from_slots
 from repro.papers.biodynaspec.iwfd import compose_windows
 from repro.papers.biodynaspec.registry import MODELS, build_network
 
 
 def load_model(path, settings: dict, device: torch.device | str = "cpu"):
-    """Network with trained weights on ``device``, and its slot scales."""
-    ckpt = torch.load(path, weights_only=False, map_location="cpu")
+    """Network with trained weights on ``device``, and its slot scales.
+
+    The checkpoint holds tensors and plain data only, so it loads with ``weights_only=True``: a file from a
+    shared cache cannot run code when read."""
+    ckpt = torch.load(path, weights_only=True, map_location="cpu")
     net = build_network(ckpt["model"], settings)
     net.load_state_dict(ckpt["state"])
     net.eval()
-    return net.to(device), np.asarray(ckpt["scales"])
+    return net.to(device), np.asarray(torch.as_tensor(ckpt["scales"]).numpy(), dtype=np.float64)
+
+
+def untrained_model(name: str, settings: dict, seed: int, device: torch.device | str = "cpu"):
+    """The network of ``name`` as training starts from it (seeded the same way): the learning checks' trivial
+    generator."""
+    seed_everything(seed)
+    return build_network(name, settings).eval().to(device)
 
 
 def generate(

@@ -82,26 +82,40 @@ def _pca(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return mean, vt[:k]
 
 
-def pca_w2(md_all: np.ndarray, md_sample: np.ndarray, gen: np.ndarray, k: int = 2, joint: bool = False) -> float:
+def pca_basis(md_all: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, top ``k`` components) of all MD frames ``[N, L, 3]``: shared by the metrics of every model."""
+    return _pca(np.asarray(md_all, np.float64).reshape(len(md_all), -1), k)
+
+
+def pca_w2(
+    md_all: np.ndarray, md_sample: np.ndarray, gen: np.ndarray, k: int = 2, joint: bool = False, basis=None
+) -> float:
     """MD PCA W2 (PCA on all MD frames) or joint PCA W2 (PCA on MD sample + generated), in Angstrom.
 
-    Inputs are C-alpha ensembles ``[N, L, 3]`` already superposed on one reference.
+    Inputs are C-alpha ensembles ``[N, L, 3]`` already superposed on one reference; ``basis`` (from
+    :func:`pca_basis`, at least ``k`` components) saves refitting the MD PCA.
     """
     n_atoms = md_all.shape[1]
     flat = lambda x: np.asarray(x, np.float64).reshape(len(x), -1)  # noqa: E731
-    basis_data = np.concatenate([flat(md_sample), flat(gen)]) if joint else flat(md_all)
-    mean, comps = _pca(basis_data, k)
+    if joint:
+        mean, comps = _pca(np.concatenate([flat(md_sample), flat(gen)]), k)
+    else:
+        mean, comps = basis if basis is not None else _pca(flat(md_all), k)
+        comps = comps[:k]
     proj = lambda x: (flat(x) - mean) @ comps.T / np.sqrt(n_atoms)  # noqa: E731
     return w2_point_clouds(proj(md_sample), proj(gen))
 
 
-def pca_psd_logcorr(md_traj: np.ndarray, gen_trajs: list[np.ndarray], md_all: np.ndarray, k: int = 5) -> float:
+def pca_psd_logcorr(
+    md_traj: np.ndarray, gen_trajs: list[np.ndarray], md_all: np.ndarray, k: int = 5, basis=None
+) -> float:
     """Ours: mean over the top ``k`` MD PCs of corr(log10 PSD_gen, log10 PSD_MD) over non-DC bins.
 
     ``gen_trajs`` PSDs are averaged before the log; every trajectory is cut to the MD length.
     """
     n = min([len(md_traj)] + [len(g) for g in gen_trajs])
-    mean, comps = _pca(np.asarray(md_all, np.float64).reshape(len(md_all), -1), k)
+    mean, comps = basis if basis is not None else _pca(np.asarray(md_all, np.float64).reshape(len(md_all), -1), k)
+    comps = comps[:k]
 
     def psd(traj):
         proj = (np.asarray(traj[:n], np.float64).reshape(n, -1) - mean) @ comps.T

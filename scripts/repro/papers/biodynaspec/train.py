@@ -107,6 +107,13 @@ def train_model(job, name: str, sets: list) -> None:
     model.cpu()
     save_checkpoint(
         getattr(job.output, f"model_{name}"),
-        {"model": name, "state": model.state_dict(), "scales": scales, "history": result.history, "settings": settings},
+        # tensors and plain data only: evaluate loads it with weights_only=True
+        {
+            "model": name,
+            "state": model.state_dict(),
+            "scales": torch.as_tensor(np.asarray(scales, dtype=np.float64)),
+            "history": result.history,
+            "settings": settings,
+        },
     )
     checkpoint.unlink(missing_ok=True)

@@ -13,41 +13,56 @@ from repro.workflow.io import read_json, read_npz
 def _angles(name: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, str, str]:
     """Two plotting coordinates of manifold points: longitude/latitude, (phi, psi), or the chart (u, v)."""
     if name == "sphere":
-        return np.degrees(np.arctan2(x[:, 1], x[:, 0])), np.degrees(np.arcsin(np.clip(x[:, 2], -1, 1))), "lon", "lat"
+        lon, lat = np.degrees(np.arctan2(x[:, 1], x[:, 0])), np.degrees(np.arcsin(np.clip(x[:, 2], -1, 1)))
+        return lon, lat, "longitude (deg)", "latitude (deg)"
     if name == "torus":
-        return np.degrees(np.arctan2(x[:, 1], x[:, 0])), np.degrees(np.arctan2(x[:, 3], x[:, 2])), "phi", "psi"
-    return x[:, 0], x[:, 1], "u", "v"
+        return (
+            np.degrees(np.arctan2(x[:, 1], x[:, 0])),
+            np.degrees(np.arctan2(x[:, 3], x[:, 2])),
+            "phi (deg)",
+            "psi (deg)",
+        )
+    return x[:, 0], x[:, 1], "chart u", "chart v"
 
 
 def samples_figure(metrics: dict, runs: dict, data: dict, path: str) -> None:
     tasks = list(metrics["tasks"])
     perts = [k.split("__")[1] for k in metrics["tasks"][tasks[0]] if k.startswith("ddpm__")]
     rows = [(t, k) for t in tasks for k in ("ddpm", "flow")]
-    fig, axes = subplots(len(rows), len(perts) + 1, width=2.4, height=2.0)
+    fig, axes = subplots(len(rows), len(perts) + 1, width=2.6, height=2.4, layout="constrained")
     for r, (task, kind) in enumerate(rows):
         geom = manifold(task)
         a, b, xl, yl = _angles(task, data[task]["x_test"])
         axes[r][0].scatter(a, b, s=1, c="k")
-        axes[r][0].set(title=f"{task}: held-out", xlabel=xl, ylabel=yl)
+        axes[r][0].set(title=f"{task}: held-out data", xlabel=xl, ylabel=yl)
         for c, pert in enumerate(perts, start=1):
             x = runs[f"{task}__{kind}__{pert}__samples"][0].astype(np.float64)
             if np.all(np.isfinite(x)):
                 a, b, _, _ = _angles(task, geom.project(x, 5))
                 axes[r][c].scatter(a, b, s=1)
-            axes[r][c].set(title=f"{kind}, {pert}", xlabel=xl)
+            sw2 = metrics["tasks"][task][f"{kind}__{pert}"]["sw2"][0]
+            axes[r][c].set(title=f"{kind}, {pert}: SW2 {sw2:.3f}", xlabel=xl, ylabel=yl)
     save(fig, path)
 
 
+DISTANCES = {
+    "mmd2": "MMD^2 to held-out (after projection)",
+    "sw2": "sliced W2 to held-out (after projection)",
+    "violation_before": "mean |h(x)| before projection",
+    "normal_gain": "DDPM noise-predictor gain across M at t -> 0",
+}
+
+
 def distances_figure(metrics: dict, path: str) -> None:
-    keys = ("mmd2", "sw2", "violation_before")
-    fig, axes = subplots(len(metrics["tasks"]), len(keys), width=3.0)
+    fig, axes = subplots(len(metrics["tasks"]), len(DISTANCES), width=3.0, height=2.8, layout="constrained")
     for r, (task, runs) in enumerate(metrics["tasks"].items()):
-        names = [k for k in runs if "__" in k]
-        for c, key in enumerate(keys):
+        for c, (key, label) in enumerate(DISTANCES.items()):
+            names = [k for k in runs if "__" in k and key in runs[k]]
             values = [np.asarray(runs[n][key], dtype=float) for n in names]
             axes[r][c].bar(range(len(names)), [np.nanmean(v) for v in values], yerr=[np.nanstd(v) for v in values])
             axes[r][c].set_xticks(range(len(names)), [n.replace("__", " ") for n in names], rotation=60, fontsize=6)
-            axes[r][c].set(title=f"{task}: {key}", yscale="log" if key != "sw2" else "linear")
+            scale = "log" if key in ("mmd2", "violation_before") and all(np.nanmin(v) > 0 for v in values) else "linear"
+            axes[r][c].set(title=f"{task}: {label}", yscale=scale, ylabel="mean ± sd over seeds")
     save(fig, path)
 
 
@@ -64,7 +79,8 @@ def losses_figure(metrics: dict, path: str) -> None:
                             lw=0.8,
                             label=name.split("__")[1] if s == 0 else None,
                         )
-            axes[r][c].set(title=f"{task}: {kind} held-out loss", xlabel="epoch")
+            unit = "noise-prediction MSE" if kind == "ddpm" else "NLL (nats per point)"
+            axes[r][c].set(title=f"{task}: {kind} held-out loss", xlabel="epoch", ylabel=unit)
             axes[r][c].legend(fontsize=6)
     save(fig, path)
 

@@ -39,6 +39,25 @@ class DDPM(nn.Module):
         return ((self.eps(xt, k) - noise) ** 2).mean((-1, -2))
 
     @torch.no_grad()
+    def normal_gain(
+        self, x0: torch.Tensor, normals: torch.Tensor, generator: torch.Generator, k: int = 0
+    ) -> torch.Tensor:
+        """Per member, the median over points of n . d eps_hat / dx . n at noise level ``k`` (central difference
+        along the unit normal ``normals`` at x_k = sqrt(ab) x0 + sqrt(1 - ab) eps), (M,).
+
+        The optimal noise predictor for data on a manifold has gain 1 / sqrt(1 - ab_k) across it (the score
+        blows up as k -> 0); for data spread by sigma across it, about sqrt(1 - ab_k) / sigma^2."""
+        m = self.net.layers[0].weight.shape[0]
+        x0, normals = x0.expand(m, -1, -1), normals.expand(m, -1, -1)
+        ab = self.alpha_bar[k]
+        sd = (1 - ab).sqrt()
+        xt = ab.sqrt() * x0 + sd * torch.randn(x0.shape, generator=generator, device=x0.device)
+        steps = torch.full(x0.shape[:2], k, dtype=torch.long, device=x0.device)
+        h = 0.1 * sd
+        slope = (self.eps(xt + h * normals, steps) - self.eps(xt - h * normals, steps)) / (2 * h)
+        return torch.median((slope * normals).sum(-1), dim=1).values
+
+    @torch.no_grad()
     def sample(self, n: int, generator: torch.Generator) -> torch.Tensor:
         weight = self.net.layers[0].weight
         m, dev = weight.shape[0], weight.device

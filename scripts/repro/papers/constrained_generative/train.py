@@ -10,6 +10,7 @@ epoch) instead of stopping the stage. Each stack keeps a checkpoint, so a rerun 
 from __future__ import annotations
 
 import logging
+import math
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,8 @@ from repro.workflow.device import pick_device
 from repro.workflow.io import InputError, atomic_path, read_npz
 
 log = logging.getLogger(__name__)
-VAL_SEED, SAMPLE_SEED = 11, 22
+VAL_SEED, SAMPLE_SEED, GAIN_SEED = 11, 22, 33
+GAIN_POINTS = 500
 
 
 def perturbed(x: torch.Tensor, basis: torch.Tensor | None, kind: str, sigma: float, gen=None) -> torch.Tensor:
@@ -37,8 +39,18 @@ def perturbed(x: torch.Tensor, basis: torch.Tensor | None, kind: str, sigma: flo
     raise ValueError(f"unknown perturbation {kind!r}")
 
 
+def learning_rate(peak: float, epoch: int, epochs: int, schedule: str) -> float:
+    """The rate of ``epoch``: ``peak`` throughout (constant) or cosine-decayed from ``peak`` towards 0."""
+    if schedule == "constant":
+        return peak
+    if schedule == "cosine":
+        return peak * 0.5 * (1.0 + math.cos(math.pi * epoch / epochs))
+    raise ValueError(f"unknown learning-rate schedule {schedule!r}")
+
+
 def fit_stack(task: dict, kind: str, perturbation: str, settings: dict, seed: int, code: list[str], ckpt: Path, device):
-    """Train one stack; returns (model or None if it diverged, history, diverged epoch or -1)."""
+    """Train one stack; returns (model or None if it diverged, history, diverged epoch or -1, samples of the
+    untrained initialisation: the learning checks' trivial generator)."""
     cfg = settings["train"]
     seeds = [int(s) for s in settings["seeds"]]
     sigma = float(settings["sigma"])
@@ -48,9 +60,15 @@ def fit_stack(task: dict, kind: str, perturbation: str, settings: dict, seed: in
     test_basis = torch.as_tensor(geom.normal_basis(x_test.astype(np.float64)), dtype=torch.float32, device=device)
     xt, xv = torch.as_tensor(x_train, device=device), torch.as_tensor(x_test, device=device)
     model = build(kind, seeds, geom.d, settings["models"][kind])
+    init = model.sample(int(settings["samples"]), torch.Generator(device=device).manual_seed(SAMPLE_SEED)).cpu().numpy()
     batch, steps, m = int(cfg["batch"]), int(cfg["steps_per_epoch"]), len(seeds)
+    epochs = int(settings["models"][kind].get("epochs", cfg["epochs"]))
+    peak = float(settings["models"][kind].get("lr", cfg["lr"]))
+    optimizer = torch.optim.Adam(model.parameters(), lr=peak)
 
     def batches(epoch: int) -> list[torch.Tensor]:
+        for group in optimizer.param_groups:  # set per epoch, so a resumed run uses the same rates
+            group["lr"] = learning_rate(peak, epoch, epochs, cfg.get("schedule", "constant"))
         rng = epoch_rng(seed, epoch)
         return list(torch.as_tensor(rng.integers(0, len(xt), size=(steps, m, batch))))
 
@@ -68,8 +86,8 @@ def fit_stack(task: dict, kind: str, perturbation: str, settings: dict, seed: in
             model,
             loss_fn,
             batches,
-            epochs=int(cfg["epochs"]),
-            optimizer=torch.optim.Adam(model.parameters(), lr=float(cfg["lr"])),
+            epochs=epochs,
+            optimizer=optimizer,
             validate=validate,
             checkpoint=ckpt / f"{name}.pt",
             checkpoint_every=int(cfg["checkpoint_every"]),
@@ -80,9 +98,22 @@ def fit_stack(task: dict, kind: str, perturbation: str, settings: dict, seed: in
         )
     except FloatingPointError as err:
         log.warning("%s diverged: %s", name, err)
-        return None, [], int(str(err).rsplit(" ", 1)[-1])
+        return None, [], int(str(err).rsplit(" ", 1)[-1]), init
     history = np.array([r["val_members"] for r in result.history], dtype=float)
-    return model, history, -1
+    return model, history, -1, init
+
+
+def normal_gain(model, task: dict, members: int, device) -> np.ndarray:
+    """Per member, the trained DDPM's noise-predictor gain across the manifold at the smallest noise level,
+    on held-out points (NaN for a diverged stack)."""
+    if model is None:
+        return np.full(members, np.nan)
+    geom = manifold(str(task["name"]))
+    x0 = task["x_test"][:GAIN_POINTS].astype(np.float64)
+    normals = geom.normal_basis(x0)[..., 0]
+    as_tensor = lambda a: torch.as_tensor(a, dtype=torch.float32, device=device)  # noqa: E731
+    gen = torch.Generator(device=device).manual_seed(GAIN_SEED)
+    return model.normal_gain(as_tensor(x0), as_tensor(normals), gen).cpu().numpy().astype(float)
 
 
 def main(job) -> None:
@@ -99,7 +130,7 @@ def main(job) -> None:
         for kind in settings["model_kinds"]:
             for perturbation in settings["perturbations"]:
                 key = f"{name}__{kind}__{perturbation}"
-                model, history, diverged = fit_stack(
+                model, history, diverged, init = fit_stack(
                     task, kind, perturbation, settings, seed, list(job.input.code), Path(job.params.checkpoints), device
                 )
                 m, d = len(settings["seeds"]), int(task["d"])
@@ -109,6 +140,9 @@ def main(job) -> None:
                     samples = model.sample(n, torch.Generator(device=device).manual_seed(SAMPLE_SEED)).cpu().numpy()
                     test_loss = history[-1] if len(history) else np.full(m, np.nan)
                 out[f"{key}__samples"] = samples.astype(np.float32)
+                out[f"{key}__init_samples"] = init.astype(np.float32)
+                if kind == "ddpm":
+                    out[f"{key}__normal_gain"] = normal_gain(model, task, m, device)
                 out[f"{key}__history"] = np.asarray(history, dtype=float).reshape(-1, m)
                 out[f"{key}__diverged"] = np.int64(diverged)
                 out[f"{key}__test_loss"] = np.asarray(test_loss, dtype=float)

@@ -16,21 +16,26 @@ LABELS = {
     "rf_morgan": "RF on Morgan",
     "ridge_rdkit": "ridge, RDKit",
 }
-PARITY_MODELS = ("dissolvr", "esol_refit", "rf_morgan")
+PARITY_MODELS = ("dissolvr", "gbm_rdkit", "esol_refit", "rf_morgan")
+UNIT = "log10 mol/L"
 
 
 def parity_figure(predictions: pd.DataFrame, metrics: dict, path: str) -> None:
     split = metrics["primary"]["split"]
     sel = predictions[predictions["split"] == split]
-    fig, axes = subplots(1, len(PARITY_MODELS), width=2.8, height=2.8)
     lo, hi = float(sel["logS"].min()) - 0.5, float(sel["logS"].max()) + 0.5
-    for ax, model in zip(axes[0], PARITY_MODELS):
+    shown = [m for m in PARITY_MODELS if m in set(sel["model"])]
+    fig, axes = subplots(1, len(shown), width=2.8, height=2.8)
+    for ax, model in zip(axes[0], shown):
         mean = sel[sel["model"] == model].groupby("row").agg(logS=("logS", "first"), pred=("prediction", "mean"))
         ax.scatter(mean["logS"], mean["pred"], s=5, alpha=0.6)
-        ax.plot([lo, hi], [lo, hi], color="k", lw=0.8)
+        ax.plot([lo, hi], [lo, hi], color="k", lw=0.8, label="prediction = measurement")
         rmse = metrics["primary"]["rmse_of_seed_mean"][model]
-        ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel="measured logS", title=f"{LABELS[model]}\nRMSE {rmse:.2f}")
-    axes[0][0].set_ylabel(f"predicted logS ({split} test split)")
+        ax.set(
+            xlim=(lo, hi), ylim=(lo, hi), xlabel=f"measured logS ({UNIT})", title=f"{LABELS[model]}\nRMSE {rmse:.2f}"
+        )
+    axes[0][0].set_ylabel(f"predicted logS ({UNIT}), {split} test split")
+    axes[0][0].legend(loc="upper left")
     save(fig, path)
 
 
@@ -45,10 +50,11 @@ def shap_figure(shap: dict, path: str, top: int = 12) -> None:
         finite = np.isfinite(col)
         lo, hi = (np.nanpercentile(col, 5), np.nanpercentile(col, 95)) if finite.any() else (0.0, 1.0)
         colour = np.clip((np.where(finite, col, lo) - lo) / (hi - lo if hi > lo else 1.0), 0, 1)
-        ax.scatter(values[:, j], pos + rng.uniform(-0.3, 0.3, len(col)), c=colour, cmap="coolwarm", s=4)
+        points = ax.scatter(values[:, j], pos + rng.uniform(-0.3, 0.3, len(col)), c=colour, cmap="coolwarm", s=4)
+    fig.colorbar(points, ax=ax, label="feature value (5th to 95th percentile, scaled 0 to 1)")
     ax.set_yticks(range(len(order)), [str(names[j]) for j in order])
     ax.axvline(0, color="k", lw=0.6)
-    ax.set(xlabel="TreeSHAP value (logS)", title="DISSOLVR-lite attributions (colour: feature value, low to high)")
+    ax.set(xlabel=f"TreeSHAP value (contribution to predicted logS, {UNIT})", title="DISSOLVR-lite attributions")
     save(fig, path)
 
 
@@ -65,7 +71,7 @@ def splits_figure(metrics: dict, path: str) -> None:
         ax.bar(np.arange(len(splits)) + k * width, means, width, yerr=sds, label=LABELS[model], color=PALETTE[k])
     ax.axhline(metrics["literature_noise_logS"], color="k", ls="--", lw=0.8, label="literature noise estimate")
     ax.set_xticks(np.arange(len(splits)) + 0.4 - width / 2, splits)
-    ax.set(ylabel="test RMSE (logS), mean ± sd over seeds")
+    ax.set(xlabel="train/test split", ylabel=f"test RMSE ({UNIT}), mean ± sd over seeds")
     ax.legend(ncol=2)
     save(fig, path)
 

@@ -1,6 +1,7 @@
 """Stage: fit DISSOLVR-lite and the baselines on every split and seed; predictions, TreeSHAP, timings.
 
-Splits: ``given`` (the source's own train/test split: the Huuskonen one in the embedded default),
+Every split also gets ``train_mean`` (the training rows' mean logS), the trivial predictor of the learning
+checks. Splits: ``given`` (the source's own train/test split: the Huuskonen one in the embedded default),
 ``random`` and ``scaffold`` (80/20 over all rows, drawn per seed). Each split lists the models it fits
 (config ``splits`` and ``models``). Outputs ``predictions.parquet`` (split, seed, model, row, logS, prediction),
 ``shap.npz`` (DISSOLVR's TreeSHAP values on the first split's test rows, first seed) and ``timing.json``.
@@ -18,6 +19,8 @@ from repro.papers.dissolvr.features import ESOL
 from repro.workflow.io import InputError, atomic_path, write_json
 from repro.workflow.progress import Progress
 
+TRIVIAL = "train_mean"
+"""The trivial regressor the learning checks compare with: the mean logS of the training rows."""
 PHYSICAL_BLOCKS = ("rdkit:", "surface:", "joback:", "abraham:", "solvent_", "state:")
 
 
@@ -54,6 +57,8 @@ def columns(features: pd.DataFrame, prefixes: tuple[str, ...]) -> list[str]:
 def fit_predict(model: str, train: np.ndarray, test: np.ndarray, data: dict, settings: dict, seed: int, threads: int):
     """Predictions of one model on the test rows (and the fitted model for DISSOLVR)."""
     y = data["y"][train]
+    if model == "train_mean":
+        return np.full(int(test.sum()), y.mean()), None
     if model in ("dissolvr", "gbm_rdkit"):
         x = data["physical" if model == "dissolvr" else "rdkit"]
         fitted = models.fit_gbm(x[train], y, settings["gbm"], seed, threads)
@@ -85,9 +90,10 @@ def main(job) -> None:
     }
     seeds = [int(job.params.seed) + s for s in range(settings["n_seeds"])]
     rows, timing, shap_out = [], {"fit_seconds": {}, "predict_seconds_per_1000": {}}, None
-    progress = Progress("dissolvr fits", total=sum(len(settings["models"][s]) for s in settings["splits"]) * len(seeds))
+    total = sum(len(settings["models"][s]) + 1 for s in settings["splits"]) * len(seeds)
+    progress = Progress("dissolvr fits", total=total)
     for split in settings["splits"]:
-        split_models = settings["models"][split]
+        split_models = [*settings["models"][split], TRIVIAL]
         for seed in seeds:
             test = test_mask(split, table, settings, seed)
             train = ~test

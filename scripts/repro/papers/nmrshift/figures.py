@@ -17,6 +17,9 @@ def mae_vs_unlabelled(metrics: dict, path: str) -> None:
         x = [p["unlabelled_fraction"] for p in points]
         ax.plot(x, [p["atom_mae"] for p in points], "o-", label="atom MAE (labelled test)")
         ax.plot(x, [p["set_mae_literature"] for p in points], "s--", label="set MAE (held-out literature)")
+        paper = metrics.get("reported", {}).get(f"semi_Latom_mae_{nucleus}")
+        if paper is not None:
+            ax.axhline(paper, color="k", ls=":", lw=0.8, label=f"paper, semi atom MAE {paper:g} (real data)")
         ax.set(xlabel="fraction of unlabelled training spectra", ylabel="MAE (ppm)", title=nucleus)
         ax.legend()
     save(fig, path)

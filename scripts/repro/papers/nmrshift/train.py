@@ -184,6 +184,8 @@ def predict_run(job, nucleus: str, name: str, labelled: RecordSet, unlabelled: R
     for fold in variant.get("folds", settings["folds"]):
         data = fold_data(labelled, unlabelled, fold, settings, variant, job.params.seed)
         seed = job.params.seed * 1000 + fold
+        # the learning checks' trivial predictor: the mean shift of this fold's labelled training atoms
+        train_mean = float(np.mean(data["labelled_train"].target[data["labelled_train"].mask]))
         if variant.get("method", "model") == "hose":
             lookup = EnvironmentLookup(data["labelled_train"])
             predictor = lambda records, solvent=None: lookup.predict(records)  # noqa: E731
@@ -203,6 +205,7 @@ def predict_run(job, nucleus: str, name: str, labelled: RecordSet, unlabelled: R
                         "smiles": meta["smiles"],
                         "solvent_group": meta["solvent_group"],
                         "pred": pred.astype(np.float32),
+                        "train_mean": train_mean,
                     }
                     | {k: v[i].astype(np.float32) for k, v in as_solvent.items()}
                 )

@@ -1,5 +1,6 @@
 """Stage ``pai_graphon_evaluate``: graphons, their distance to the Factorised Saliency Model's prediction across
-widths, homogeneity, feature selection, the exact zero-saliency property on digits and NTK alignment; writes
+widths (the prediction for seed k's mask is fitted to the scores of seed k + 1, cyclically: another
+initialisation and another scoring batch, so the FSM is tested out of sample, as a limit object should be), homogeneity, feature selection, the exact zero-saliency property on digits and NTK alignment; writes
 metrics.json, claims.json and the graphons (xarray, zarr) that the figures draw.
 """
 
@@ -17,18 +18,21 @@ from repro.workflow.io import atomic_path, read_json, write_json
 from repro.workflow.stores import open_zarr_group
 
 
-def mask_stats(group, density: float, blocks: int, informative: list[int], zero_inputs: np.ndarray) -> dict:
-    """Everything measured on one mask set (hidden layer: layer1, first layer: layer0)."""
+def mask_stats(
+    group, density: float, blocks: int, informative: list[int], zero_inputs: np.ndarray, predicted: np.ndarray
+) -> dict:
+    """Everything measured on one mask set (hidden layer: layer1, first layer: layer0). ``predicted`` is the
+    FSM graphon fitted out of sample: to the scores of another seed (another initialisation and scoring batch)."""
     hidden, first = np.asarray(group["layer1"][...]), np.asarray(group["layer0"][...])
     scores0 = np.asarray(group["scores0"][...])
     width = hidden.shape[0]
     index_graphon = graphon.block_average(hidden, blocks)
     sorted_graphon = graphon.degree_sorted_graphon(hidden, blocks)
-    predicted = np.asarray(group["fsm_graphon"][...])
     out = {
         "sorted_graphon": sorted_graphon,
         "fsm_graphon": predicted,
         "fsm_distance": graphon.l2_distance(sorted_graphon, predicted),
+        "fsm_distance_in_sample": graphon.l2_distance(sorted_graphon, np.asarray(group["fsm_graphon"][...])),
         "constant_distance": graphon.l2_distance(sorted_graphon, np.full_like(sorted_graphon, density)),
         "index_graphon": index_graphon,
         "profile": first.mean(axis=0),
@@ -57,11 +61,15 @@ def analyse_dataset(masks_path, data_path, s: dict) -> tuple[dict, xr.Dataset]:
     for ci, criterion in enumerate(s["criteria"]):
         for wi, width in enumerate(widths):
             per_seed = []
-            for seed in seeds:
+            for k, seed in enumerate(seeds):
                 batch = np.asarray(root.attrs[f"batch_idx_s{seed}"])
                 zero_inputs = np.all(data["X"][batch] == 0, axis=0)
                 group = open_zarr_group(masks_path, mask_key(criterion, width, seed))
-                per_seed.append(mask_stats(group, s["density"], blocks, data["informative_idx"], zero_inputs))
+                other = open_zarr_group(masks_path, mask_key(criterion, width, seeds[(k + 1) % len(seeds)]))
+                predicted = np.asarray(other["fsm_graphon"][...])
+                per_seed.append(
+                    mask_stats(group, s["density"], blocks, data["informative_idx"], zero_inputs, predicted)
+                )
             sorted_g[ci, wi] = np.mean([p["sorted_graphon"] for p in per_seed], 0)
             index_g[ci, wi] = np.mean([p["index_graphon"] for p in per_seed], 0)
             fsm_g[ci, wi] = np.mean([p["fsm_graphon"] for p in per_seed], 0)

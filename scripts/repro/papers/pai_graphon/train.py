@@ -58,6 +58,8 @@ def main(job) -> None:
         torch.from_numpy(a).to(device) for a in (data["X"][train], data["y"][train], data["X"][test], data["y"][test])
     )
     x_k, y_k = X_te[: cfg["points"]], 2 * y_te[: cfg["points"]] - 1
+    majority = int(np.argmax(np.bincount(data["y"][train])))
+    prior_accuracy = float(np.mean(data["y"][test] == majority))  # the learning check's trivial classifier
     runs = [("dense", 1.0)] + [(c, d) for c in s["criteria"] for d in cfg["densities"]]
     records = []
     for seed in cfg["seeds"]:
@@ -82,4 +84,4 @@ def main(job) -> None:
                     "init_accuracy": accuracy(weights, masks, X_te, y_te),
                 }
             )
-    write_json(job.output.train, {"width": cfg["width"], "records": records})
+    write_json(job.output.train, {"width": cfg["width"], "records": records, "prior_accuracy": prior_accuracy})

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval
+from repro.reporting.claims import ClaimSpec, Measured, Test, bootstrap_interval, learning_check, skill_over_trivial
 
 BOOTSTRAP = {"n_resamples": 2000, "seed": 0}
 
@@ -52,9 +52,41 @@ def nested_vs_ablation(m: Mapping[str, Any]) -> Measured:
 
 
 def probe_gain(m: Mapping[str, Any]) -> Measured:
-    """Probe accuracy on APT's global tokens minus on mean-pooled local tokens (held-out, per group)."""
+    """Probe accuracy on APT's global tokens minus on the local tokens concatenated (held-out, per group): the
+    same number of features (K tokens x c code dimensions each), so the probes differ only in the tokens."""
     probe = m["probe"]
-    return _paired_mean(probe["correct_per_group"]["apt_global"], probe["correct_per_group"]["local_mean_pooled"])
+    dims = probe["dimensions"]
+    if dims["apt_global"] != dims["local_concatenated"]:
+        raise ValueError(f"probe features differ in size: {dims}")
+    return _paired_mean(probe["correct_per_group"]["apt_global"], probe["correct_per_group"]["local_concatenated"])
+
+
+def reconstruction_skill(variant: str):
+    """Per held-out group, the variant's C-alpha RMSD from all K tokens against the medoid training window's."""
+
+    def measure(m: Mapping[str, Any]) -> Measured:
+        return skill_over_trivial(m["rmsd_at_k_per_group"][variant], m["medoid_rmsd_per_group"], **BOOTSTRAP)
+
+    return measure
+
+
+def probe_skill(name: str):
+    """Per held-out group, the probe's error rate against the class prior's."""
+
+    def measure(m: Mapping[str, Any]) -> Measured:
+        correct = m["probe"]["correct_per_group"]
+        errors = 1.0 - np.asarray(correct[name], dtype=float)
+        return skill_over_trivial(errors, 1.0 - np.asarray(correct["class_prior"], dtype=float), **BOOTSTRAP)
+
+    return measure
+
+
+TOKENIZERS = {
+    "apt": "APT (global tokens, nested dropout) with its decoder",
+    "local": "the local tokenizer with its decoder",
+    "apt_no_nested": "the global tokenizer without nested dropout with its decoder",
+}
+PROBES = {"apt_global": "the probe on APT's tokens", "local_concatenated": "the probe on the local tokens"}
 
 
 def shrink_gain(m: Mapping[str, Any]) -> Measured:
@@ -64,6 +96,26 @@ def shrink_gain(m: Mapping[str, Any]) -> Measured:
 
 
 CLAIMS = [
+    *[
+        learning_check(
+            f"learn_{variant}",
+            label,
+            "the medoid training window (a structure that ignores the tokens)",
+            reconstruction_skill(variant),
+            error="C-alpha RMSD per held-out group, all K tokens",
+        )
+        for variant, label in TOKENIZERS.items()
+    ],
+    *[
+        learning_check(
+            f"learn_probe_{name}",
+            label,
+            "the training class prior",
+            probe_skill(name),
+            error="error rate per held-out group",
+        )
+        for name, label in PROBES.items()
+    ],
     ClaimSpec(
         "apt_coarse_to_fine",
         "paper",
@@ -72,6 +124,7 @@ CLAIMS = [
         Test("<=", -0.9),
         coarse_to_fine,
         reported="coarse_to_fine",
+        rests_on=("learn_apt",),
     ),
     ClaimSpec(
         "apt_global_beats_local_equal_bits",
@@ -82,6 +135,7 @@ CLAIMS = [
         Test("<=", 0.0),
         global_vs_local,
         reported="reconstruction",
+        rests_on=("learn_apt", "learn_local"),
     ),
     ClaimSpec(
         "apt_nested_dropout_makes_prefixes_decodable",
@@ -91,16 +145,18 @@ CLAIMS = [
         Test(">", 0.0),
         nested_vs_ablation,
         reported="coarse_to_fine",
+        rests_on=("learn_apt", "learn_apt_no_nested"),
     ),
     ClaimSpec(
-        "apt_probe_beats_pooled_local",
+        "apt_probe_beats_local_equal_size",
         "paper",
         "A non-linear probe of the fold-class proxy (mainly-alpha / mainly-beta / alpha-beta from DSSP content, "
-        "standing in for CATH class) is more accurate on APT's global tokens than on mean-pooled local tokens "
-        "(held-out accuracy difference > 0)",
+        "standing in for CATH class) is more accurate on APT's global tokens than on the local tokens at the same "
+        "number of features (K tokens x c code dimensions, concatenated; held-out accuracy difference > 0)",
         Test(">", 0.0),
         probe_gain,
         reported="probing",
+        rests_on=("learn_apt", "learn_local", "learn_probe_apt_global", "learn_probe_local_concatenated"),
     ),
     ClaimSpec(
         "apt_zero_shot_shrinking",
@@ -111,6 +167,7 @@ CLAIMS = [
         Test(">", 0.0),
         shrink_gain,
         reported="shrinking",
+        rests_on=("learn_apt",),
     ),
     ClaimSpec(
         "apt_kabsch_rmsd_invariant",

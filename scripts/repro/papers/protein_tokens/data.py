@@ -16,6 +16,7 @@ import logging
 import numpy as np
 
 from repro.data.structures import DSSP_CLASSES, SPLITS, read_chains
+from repro.papers.protein_tokens.arrays import write_arrays
 from repro.workflow.io import InputError, atomic_path
 from repro.workflow.manifest import file_record, write_manifest
 
@@ -89,8 +90,7 @@ def main(job) -> None:
         if not chosen.any():
             raise InputError(job.input.chains, f"no {name} windows (check the source's split fractions)")
     with atomic_path(job.output.windows) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
+        write_arrays(tmp, arrays)
     counts = {s: int((arrays["split"] == i).sum()) for i, s in enumerate(SPLITS)}
     classes = {c: int((arrays["label"] == i).sum()) for i, c in enumerate(FOLD_CLASSES)}
     log.info(

@@ -1,12 +1,17 @@
 """Stage: reconstruction RMSD against kept tokens, equal-bits comparison, probes, shrinking, claims.
 
 Every metric is computed here with numpy from the decoded coordinates and tokens the train stage wrote
+(read lazily from its array folder and processed ``inference.batch`` windows at a time, so memory stays
+flat in the number of windows)
 (C-alpha RMSD after Kabsch superposition: :func:`repro.metrics.protein_geometry.rmsd`; DSSP of decoded backbones:
 :func:`repro.metrics.protein_geometry.dssp_of_backbone`), independently of the torch losses. Held-out = the
 source's val and test chains (nothing is selected on them); per-window numbers are averaged per sequence
 group first, the unit the claims' bootstrap resamples. The non-learned global baseline (top principal
 components of the C-alpha distance matrix, quantised to the same bits, decoded by classical MDS) is
-reported beside the tokenizers.
+reported beside the tokenizers; it is fitted incrementally (scikit-learn's IncrementalPCA) on at most
+``inference.pca_fit_windows`` training windows and applied batch by batch. The learning checks' trivial
+predictors are computed here too: the medoid training window (the structure that is closest on average to
+the others, what a decoder that ignores its tokens could output at best) and the training class prior.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-from sklearn.decomposition import PCA
+from sklearn.decomposition import IncrementalPCA
 from sklearn.metrics import f1_score
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
@@ -22,13 +27,14 @@ from sklearn.preprocessing import StandardScaler
 
 from repro.data.structures.dssp import dssp_of_backbone
 from repro.metrics.protein_geometry import distance_matrix, rmsd
+from repro.papers.protein_tokens.arrays import batches, open_arrays
 from repro.papers.protein_tokens.claims import CLAIMS
 from repro.reporting.claims import evaluate_claims, write_claims
 from repro.reporting.registry import load_reported
-from repro.workflow.io import read_json, read_npz, write_json
+from repro.workflow.io import read_json, write_json
 
 log = logging.getLogger(__name__)
-PCA_FIT_WINDOWS = 5000
+MEDOID_CANDIDATES = 200
 
 
 def per_group(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -40,6 +46,35 @@ def per_group(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
 def window_rmsd(pred_ca: np.ndarray, true_ca: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """C-alpha RMSD per window ``[N]`` (valid residues only)."""
     return np.array([rmsd(pred_ca[i, mask[i] > 0], true_ca[i, mask[i] > 0]) for i in range(len(true_ca))])
+
+
+def held_rmsd(ca, windows: dict, rows: np.ndarray, batch: int) -> np.ndarray:
+    """C-alpha RMSD ``[K, N]`` of the decodes ``ca [K, N, W, 3]`` of the windows ``rows``, batch by batch."""
+    out = np.empty((ca.shape[0], len(rows)))
+    for part in batches(len(rows), batch):
+        true = np.asarray(windows["backbone"][rows[part]])[..., 1, :]
+        mask = np.asarray(windows["mask"][rows[part]])
+        block = np.asarray(ca[:, part])
+        for k in range(len(block)):
+            out[k, part] = window_rmsd(block[k], true, mask)
+    return out
+
+
+def medoid_rmsd(windows: dict, rows: np.ndarray, batch: int) -> np.ndarray:
+    """RMSD of every window ``rows`` to the medoid of (up to MEDOID_CANDIDATES) full training windows: the
+    trivial reconstruction, a structure that ignores the tokens."""
+    split, mask = np.asarray(windows["split"]), windows["mask"]
+    train = np.flatnonzero(split == 0)
+    full = train[np.asarray(mask[train]).min(axis=1) > 0]
+    pick = np.sort(np.random.default_rng(0).permutation(full)[:MEDOID_CANDIDATES])
+    ca = np.asarray(windows["backbone"][pick])[..., 1, :]
+    pairwise = np.array([[rmsd(a, b) for b in ca] for a in ca])
+    medoid = ca[int(np.argmin(pairwise.mean(axis=1)))]
+    out = np.empty(len(rows))
+    for part in batches(len(rows), batch):
+        true, m = np.asarray(windows["backbone"][rows[part]])[..., 1, :], np.asarray(mask[rows[part]])
+        out[part] = [rmsd(medoid[mi > 0], t[mi > 0]) for t, mi in zip(true, m)]
+    return out
 
 
 def probe(features_train, y_train, features_test, y_test, settings: dict, seed: int) -> dict:
@@ -62,6 +97,17 @@ def probe(features_train, y_train, features_test, y_test, settings: dict, seed: 
     }
 
 
+def prior(y_train, y_test) -> dict:
+    """The class prior's prediction (the majority training class) scored like a probe."""
+    majority = int(np.argmax(np.bincount(y_train)))
+    predicted = np.full(len(y_test), majority)
+    return {
+        "correct": (predicted == y_test).astype(float),
+        "accuracy": float(np.mean(predicted == y_test)),
+        "macro_f1": float(f1_score(y_test, predicted, average="macro")),
+    }
+
+
 def classical_mds(d: np.ndarray) -> np.ndarray:
     """3-D coordinates whose distances best match ``d`` (Torgerson); defined up to a reflection."""
     n = len(d)
@@ -72,47 +118,81 @@ def classical_mds(d: np.ndarray) -> np.ndarray:
     return vectors[:, top] * np.sqrt(np.clip(values[top], 0, None))
 
 
-def pca_baseline(windows: dict, held: np.ndarray, levels: list[int], tokens: int) -> dict:
-    """Top K * len(levels) PCs of the upper-triangle C-alpha distances, each coefficient uniformly quantised to
-    its FSQ level count over +-3 training SDs (same bits as the tokens); decoded by MDS. Full windows only (the
-    components are fitted on at most PCA_FIT_WINDOWS training windows);
-    the better of the two mirror images is scored (MDS cannot tell them apart), which favours the baseline."""
-    full = windows["mask"].min(axis=1) > 0
-    train = (windows["split"] == 0) & full
-    if train.sum() > PCA_FIT_WINDOWS:  # full scale: fit the components on a fixed subset of training windows
-        keep = np.random.default_rng(0).choice(np.flatnonzero(train), PCA_FIT_WINDOWS, replace=False)
-        train = np.isin(np.arange(len(train)), keep)
-    ca = windows["backbone"][..., 1, :]
+def _distances(windows: dict, rows: np.ndarray) -> np.ndarray:
+    """Upper-triangle C-alpha distance vectors of the windows ``rows`` (one batch)."""
+    ca = np.asarray(windows["backbone"][rows])[..., 1, :]
     iu = np.triu_indices(ca.shape[1], 1)
-    flat = np.stack([distance_matrix(x)[iu] for x in ca])
-    n_pc = tokens * len(levels)
-    pca = PCA(n_components=min(n_pc, int(train.sum()) - 1)).fit(flat[train])
-    coef = pca.transform(flat[held & full])
-    sd = pca.transform(flat[train]).std(axis=0)
-    grid = np.resize(np.asarray(levels), coef.shape[1])
+    return np.stack([distance_matrix(x)[iu] for x in ca]) if len(ca) else np.empty((0, len(iu[0])))
+
+
+def _chunks(rows: np.ndarray, size: int) -> list[np.ndarray]:
+    """``rows`` in chunks of at least ``size`` (the last short one joins the previous)."""
+    parts = [rows[p] for p in batches(len(rows), size)]
+    if len(parts) > 1 and len(parts[-1]) < size:
+        parts[-2:] = [np.concatenate(parts[-2:])]
+    return parts
+
+
+def full_rows(windows: dict, rows: np.ndarray, batch: int) -> np.ndarray:
+    """The windows of ``rows`` without padding (the PCA baseline needs equal-length distance vectors)."""
+    keep = [rows[p][np.asarray(windows["mask"][rows[p]]).min(axis=1) > 0] for p in batches(len(rows), batch)]
+    return np.concatenate(keep) if keep else rows[:0]
+
+
+def pca_baseline(windows: dict, held: np.ndarray, levels: list[int], tokens: int, settings: dict) -> dict:
+    """Top K * len(levels) PCs of the upper-triangle C-alpha distances, each coefficient uniformly quantised to
+    its FSQ level count over +-3 training SDs (same bits as the tokens); decoded by MDS. Full windows only.
+
+    Streamed: the components are fitted incrementally on at most ``pca_fit_windows`` training windows, then
+    every held-out window is encoded, quantised and decoded a batch at a time, so memory holds one batch of
+    distance vectors (W (W - 1) / 2 each: 32,640 at W = 256) plus the components, whatever the number of
+    windows. The better of the two mirror images is scored (MDS cannot tell them apart), which favours the
+    baseline."""
+    batch = int(settings["batch"])
+    split = np.asarray(windows["split"])
+    train = full_rows(windows, np.flatnonzero(split == 0), batch)
+    if len(train) > settings["pca_fit_windows"]:  # fit the components on a fixed subset of training windows
+        train = np.sort(np.random.default_rng(0).choice(train, settings["pca_fit_windows"], replace=False))
+    n_pc = min(tokens * len(levels), len(train) - 1)
+    pca = IncrementalPCA(n_components=n_pc)
+    for part in _chunks(train, max(batch, n_pc)):
+        pca.partial_fit(_distances(windows, part))
+    total, square = np.zeros(n_pc), np.zeros(n_pc)
+    for part in _chunks(train, batch):
+        coef = pca.transform(_distances(windows, part))
+        total, square = total + coef.sum(axis=0), square + (coef**2).sum(axis=0)
+    sd = np.sqrt(np.maximum(square / len(train) - (total / len(train)) ** 2, 0.0))
+    grid = np.resize(np.asarray(levels), n_pc)
     step = 6 * sd / (grid - 1)
-    quantised = np.clip(np.round(coef / step), -(grid - 1) / 2, (grid - 1) / 2) * step
-    recon = pca.inverse_transform(quantised)
+    rows = full_rows(windows, held, batch)
     out = []
-    for row, true in zip(recon, ca[held & full]):
-        d = np.zeros((len(true), len(true)))
-        d[iu] = np.clip(row, 0, None)
-        x = classical_mds(d + d.T)
-        out.append(min(rmsd(x, true), rmsd(x * np.array([-1.0, 1.0, 1.0]), true)))
-    return {"rmsd": np.asarray(out), "windows": int((held & full).sum()), "components": int(pca.n_components_)}
+    for part in batches(len(rows), batch):
+        quantised = np.clip(
+            np.round(pca.transform(_distances(windows, rows[part])) / step), -(grid - 1) / 2, (grid - 1) / 2
+        )
+        recon = pca.inverse_transform(quantised * step)
+        true_ca = np.asarray(windows["backbone"][rows[part]])[..., 1, :]
+        iu = np.triu_indices(true_ca.shape[1], 1)
+        for row, true in zip(recon, true_ca):
+            d = np.zeros((len(true), len(true)))
+            d[iu] = np.clip(row, 0, None)
+            x = classical_mds(d + d.T)
+            out.append(min(rmsd(x, true), rmsd(x * np.array([-1.0, 1.0, 1.0]), true)))
+    return {"rmsd": np.asarray(out), "windows": int(len(rows)), "components": int(n_pc)}
 
 
 def composition(dssp: str) -> np.ndarray:
     return np.array([dssp.count("H") / len(dssp), dssp.count("E") / len(dssp)])
 
 
-def shrink_metrics(windows, shrunk_bb, shrunk_mask, held, groups, seed: int) -> dict:
+def shrink_metrics(windows, shrunk_bb, shrunk_mask, held, groups, seed: int, batch: int) -> dict:
     """Helix/strand fractions of the shrunk decodes against their own windows and a random other window."""
-    true = [
-        composition("".join("HEC"[c] for c in dssp[m > 0]))
-        for dssp, m in zip(windows["dssp"][held], windows["mask"][held])
-    ]
-    shrunk = [composition(dssp_of_backbone(bb[m > 0])) for bb, m in zip(shrunk_bb, shrunk_mask)]
+    true, shrunk = [], []
+    for part in batches(len(held), batch):
+        dssp, mask = np.asarray(windows["dssp"][held[part]]), np.asarray(windows["mask"][held[part]])
+        true += [composition("".join("HEC"[c] for c in d[m > 0])) for d, m in zip(dssp, mask)]
+        bb, small = np.asarray(shrunk_bb[part]), np.asarray(shrunk_mask[part])
+        shrunk += [composition(dssp_of_backbone(b[m > 0])) for b, m in zip(bb, small)]
     rng = np.random.default_rng([seed, 5])
     other = np.array([rng.choice(np.flatnonzero(groups != g)) for g in groups])
     own = np.array([np.abs(s - t).sum() for s, t in zip(shrunk, true)])
@@ -127,40 +207,57 @@ def shrink_metrics(windows, shrunk_bb, shrunk_mask, held, groups, seed: int) -> 
     }
 
 
+def probe_features(codes, rows: np.ndarray, kind: str, batch: int) -> np.ndarray:
+    """Probe inputs of the windows ``rows``: the tokens concatenated (``concatenated``: K x c features) or
+    averaged over tokens (``mean_pooled``: c features)."""
+    parts = []
+    for part in batches(len(rows), batch):
+        block = np.asarray(codes[rows[part]], dtype=np.float32)
+        parts.append(block.mean(axis=1) if kind == "mean_pooled" else block.reshape(len(block), -1))
+    return np.concatenate(parts)
+
+
 def seed_metrics(windows: dict, outputs: dict, settings: dict, run_seed: int) -> dict:
     """The per-group numbers of one training seed (the claims average them over seeds)."""
-    held = windows["split"] > 0
-    groups = windows["group"][held]
-    mask = windows["mask"][held]
-    true_ca = windows["backbone"][held][..., 1, :]
+    batch = int(settings["inference"]["batch"])
+    split, labels = np.asarray(windows["split"]), np.asarray(windows["label"])
+    held = np.flatnonzero(split > 0)
+    groups = np.asarray(windows["group"])[held]
     tokens = settings["model"]["tokens"]
     prefix_k = max(1, tokens // 4)
     out: dict = {"rmsd_by_k": {}, "at_k": {}, "prefix": {}}
     for variant in settings["variants"]:
-        per_k = np.stack([window_rmsd(c, true_ca, mask) for c in outputs[f"ca/{variant}/{run_seed}"]])
+        per_k = held_rmsd(outputs[f"ca/{variant}/{run_seed}"], windows, held, batch)
         out["rmsd_by_k"][variant] = per_k.mean(axis=1)
         out["at_k"][variant] = per_group(per_k[-1], groups)
         if len(per_k) == tokens:
             out["prefix"][variant] = per_group(per_k[prefix_k - 1], groups)
         if variant == "apt":
             out["apt_by_k"] = per_group(per_k, groups)
-    train, labels = windows["split"] == 0, windows["label"]
-    features = {"apt_global": outputs[f"codes/apt/{run_seed}"].reshape(len(labels), -1)}
+    train = np.flatnonzero(split == 0)
+    if len(train) > settings["inference"]["probe_train_windows"]:
+        limit = settings["inference"]["probe_train_windows"]
+        train = np.sort(np.random.default_rng([run_seed, 3]).choice(train, limit, replace=False))
+    features = {"apt_global": (outputs[f"codes/apt/{run_seed}"], "concatenated")}
     if "local" in settings["variants"]:
         local = outputs[f"codes/local/{run_seed}"]
-        features["local_mean_pooled"] = local.mean(axis=1)
-        features["local_concatenated"] = local.reshape(len(labels), -1)
+        features |= {"local_concatenated": (local, "concatenated"), "local_mean_pooled": (local, "mean_pooled")}
     out["probe"] = {
-        name: probe(x[train], labels[train], x[held], labels[held], settings["probe"], run_seed)
-        for name, x in features.items()
+        name: probe(
+            probe_features(codes, train, kind, batch),
+            labels[train],
+            probe_features(codes, held, kind, batch),
+            labels[held],
+            settings["probe"],
+            run_seed,
+        )
+        for name, (codes, kind) in features.items()
     }
+    out["probe"]["class_prior"] = prior(labels[train], labels[held])
+    out["probe_dimensions"] = {name: int(np.prod(codes.shape[1:]) if kind == "concatenated" else codes.shape[-1])
+                               for name, (codes, kind) in features.items()}  # fmt: skip
     out["shrink"] = shrink_metrics(
-        windows,
-        outputs[f"shrunk/apt/{run_seed}"],
-        outputs["shrunk_mask"],
-        held,
-        groups,
-        run_seed,
+        windows, outputs[f"shrunk/apt/{run_seed}"], outputs["shrunk_mask"], held, groups, run_seed, batch
     )
     return out
 
@@ -172,32 +269,38 @@ def _mean(items: list) -> np.ndarray:
 def compute_metrics(windows: dict, outputs: dict, training: dict, settings: dict) -> dict:
     """Seed-averaged metrics: per-group values are averaged over training seeds before the claims resample
     the groups; per-seed summaries are kept for the spread over seeds."""
-    held = windows["split"] > 0
-    groups = windows["group"][held]
+    batch = int(settings["inference"]["batch"])
+    held = np.flatnonzero(np.asarray(windows["split"]) > 0)
+    groups = np.asarray(windows["group"])[held]
     seeds = training["seeds"]
     runs = [seed_metrics(windows, outputs, settings, s) for s in seeds]
     variants = settings["variants"]
     metrics: dict = {"checks": training["checks"], "bits_per_window": training["bits_per_window"], "seeds": seeds}
     metrics["parameters"] = training["parameters"]
-    metrics["heldout_windows"], metrics["heldout_groups"] = int(held.sum()), int(np.unique(groups).size)
+    metrics["heldout_windows"], metrics["heldout_groups"] = int(held.size), int(np.unique(groups).size)
     metrics["rmsd_by_k"] = {v: _mean([r["rmsd_by_k"][v] for r in runs]) for v in variants}
     metrics["apt_rmsd_by_k_per_group"] = _mean([r["apt_by_k"] for r in runs])
     metrics["rmsd_at_k_per_group"] = {v: _mean([r["at_k"][v] for r in runs]) for v in variants}
+    metrics["medoid_rmsd_per_group"] = per_group(medoid_rmsd(windows, held, batch), groups)
     metrics["prefix_k"] = max(1, settings["model"]["tokens"] // 4)
     metrics["prefix_rmsd_per_group"] = {v: _mean([r["prefix"][v] for r in runs]) for v in runs[0]["prefix"]}
     metrics["mean_rmsd_at_k"] = {v: float(np.mean(r)) for v, r in metrics["rmsd_at_k_per_group"].items()}
     metrics["mean_rmsd_at_k_per_seed"] = {v: [float(np.mean(r["at_k"][v])) for r in runs] for v in variants}
-    baseline = pca_baseline(windows, held, list(settings["model"]["levels"]), settings["model"]["tokens"])
+    baseline = pca_baseline(
+        windows, held, list(settings["model"]["levels"]), settings["model"]["tokens"], settings["inference"]
+    )
     metrics["pca_baseline"] = {k: v for k, v in baseline.items() if k != "rmsd"} | {
         "mean_rmsd": float(np.mean(baseline["rmsd"]))
     }
     names = list(runs[0]["probe"])
+    labels = np.asarray(windows["label"])
     metrics["probe"] = {
         "accuracy": {n: float(np.mean([r["probe"][n]["accuracy"] for r in runs])) for n in names},
         "macro_f1": {n: float(np.mean([r["probe"][n]["macro_f1"] for r in runs])) for n in names},
         "accuracy_per_seed": {n: [r["probe"][n]["accuracy"] for r in runs] for n in names},
         "correct_per_group": {n: _mean([per_group(r["probe"][n]["correct"], groups) for r in runs]) for n in names},
-        "class_counts_heldout": np.bincount(windows["label"][held], minlength=3),
+        "dimensions": runs[0]["probe_dimensions"],
+        "class_counts_heldout": np.bincount(labels[held], minlength=3),
     }
     shrink = [r["shrink"] for r in runs]
     metrics["shrink"] = {key: _mean([s[key] for s in shrink]) for key in shrink[0]} | {"factor": settings["shrink"]}
@@ -206,8 +309,8 @@ def compute_metrics(windows: dict, outputs: dict, training: dict, settings: dict
 
 def main(job) -> None:
     settings = job.params.settings
-    windows = read_npz(job.input.windows)
-    outputs = read_npz(job.input.outputs)
+    windows = open_arrays(job.input.windows)
+    outputs = open_arrays(job.input.outputs)
     training = read_json(job.input.training)
     metrics = compute_metrics(windows, outputs, training, settings)
     log.info(

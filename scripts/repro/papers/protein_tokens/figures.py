@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from repro.metrics.protein_geometry import superpose
+from repro.papers.protein_tokens.arrays import open_arrays
 from repro.reporting.plotting import save, subplots
-from repro.workflow.io import read_json, read_npz
+from repro.workflow.io import read_json
 
 LABELS = {"apt": "APT (global, nested dropout)", "apt_no_nested": "global, no nested dropout", "local": "local"}
 
@@ -22,6 +23,8 @@ def rmsd_vs_tokens(metrics: dict, path: str) -> None:
         else:
             ax.plot(k, curve, "o-", markersize=3, label=LABELS[variant])
     ax.axhline(metrics["pca_baseline"]["mean_rmsd"], color="grey", ls="--", label="PCA of distances (equal bits)")
+    medoid = float(np.mean(metrics["medoid_rmsd_per_group"]))
+    ax.axhline(medoid, color="k", ls=":", label="medoid training window (no tokens)")
     ax.set(xlabel="kept tokens k", ylabel="held-out C-alpha RMSD (Å)", title="Reconstruction from a token prefix")
     ax.legend(fontsize=7)
     save(fig, path)
@@ -40,7 +43,7 @@ def comparisons(metrics: dict, path: str) -> None:
     axes[0][1].bar(x - 0.2, [probe["accuracy"][p] for p in probes], 0.4, label="accuracy")
     axes[0][1].bar(x + 0.2, [probe["macro_f1"][p] for p in probes], 0.4, label="macro F1")
     axes[0][1].set_xticks(x, probes, rotation=20, fontsize=7)
-    axes[0][1].set(ylim=(0, 1), title="fold-class proxy probe (held-out)")
+    axes[0][1].set(ylim=(0, 1), ylabel="held-out score (fraction)", title="fold-class proxy probe (held-out)")
     axes[0][1].legend(fontsize=7)
     save(fig, path)
 
@@ -48,7 +51,7 @@ def comparisons(metrics: dict, path: str) -> None:
 def decoded(windows: dict, outputs: dict, path: str, count: int = 3) -> None:
     """C-alpha traces (x-y projection after superposition) of held-out windows: truth, decode from k = 1, K/4
     and K tokens, and the zero-shot shrunk decode, from the first training seed."""
-    held = np.flatnonzero(windows["split"] > 0)
+    held = np.flatnonzero(np.asarray(windows["split"]) > 0)
     seed = next(k for k in outputs if k.startswith("ca/apt/")).rsplit("/", 1)[1]  # the first training seed
     ca = outputs[f"ca/apt/{seed}"]
     tokens = len(ca)
@@ -63,14 +66,14 @@ def decoded(windows: dict, outputs: dict, path: str, count: int = 3) -> None:
         s = outputs["shrunk_mask"][i] > 0
         small = outputs[f"shrunk/apt/{seed}"][i][s, 1]
         ax.plot(*(small - small.mean(0) + true.mean(0))[:, :2].T, ":", lw=1, label="shrunk 0.75 L")
-        ax.set(title=f"held-out window {i}", xticks=[], yticks=[])
+        ax.set(title=f"held-out window {i}", xlabel="x (Å, after superposition)", ylabel="y (Å)")
     axes[0][0].legend(fontsize=6)
     save(fig, path)
 
 
 def main(job) -> None:
     metrics = read_json(job.input.metrics)
-    windows, outputs = read_npz(job.input.windows), read_npz(job.input.outputs)
+    windows, outputs = open_arrays(job.input.windows), open_arrays(job.input.outputs)
     rmsd_vs_tokens(metrics, job.output.rmsd_vs_tokens)
     comparisons(metrics, job.output.comparisons)
     decoded(windows, outputs, job.output.decoded)

@@ -2,10 +2,13 @@
 nested dropout on the training windows; decode the held-out windows from every token prefix and shrunk.
 
 Outputs:
-- outputs.npz, per training seed s (the run's seed plus each of ``seeds``): ``ca/<variant>/<s>`` decoded
-  C-alpha ``[K, N_heldout, W, 3]`` from the first k = 1..K tokens (global variants; the local tokenizer only
-  at k = K), ``codes/<variant>/<s>`` quantised tokens of every window ``[N, K, c]``, ``shrunk/apt/<s>`` the
-  held-out windows decoded at L' = shrink x L from all tokens with ``shrunk_mask``;
+- ``outputs/`` (a folder of ``.npy`` arrays, repro.papers.protein_tokens.arrays), per training seed s (the
+  run's seed plus each of ``seeds``): ``ca/<variant>/<s>`` decoded C-alpha ``[K, N_heldout, W, 3]`` from the
+  first k = 1..K tokens (global variants; the local tokenizer only at k = K), ``codes/<variant>/<s>``
+  quantised tokens of every window ``[N, K, c]``, ``shrunk/apt/<s>`` the held-out windows decoded at
+  L' = shrink x L from all tokens with ``shrunk_mask``. Everything after training runs in batches of
+  ``inference.batch`` windows on the training device and is written batch by batch into arrays created at
+  their final size on disk, so memory stays flat in the number of windows;
 - training.json: histories, parameter counts, bits per window, and the implementation checks (FSQ grid
   and straight-through gradient, token invariance under rigid motions, torch Kabsch-RMSD against numpy).
 """
@@ -21,9 +24,10 @@ from scipy.spatial.transform import Rotation
 from repro.learning.fields_training import fit_arrays
 from repro.learning.training import fingerprint_of
 from repro.metrics.protein_geometry import rmsd
+from repro.papers.protein_tokens.arrays import ArrayWriter, batches, open_arrays
 from repro.papers.protein_tokens.model import Autoencoder, kabsch_rmsd, prefix_keep, round_ste, training_loss
 from repro.workflow.device import pick_device
-from repro.workflow.io import atomic_path, read_npz, write_json
+from repro.workflow.io import atomic_path, write_json
 
 VARIANTS = {"apt": ("global", True), "local": ("local", False), "apt_no_nested": ("global", False)}
 
@@ -51,32 +55,75 @@ def fit(model: Autoencoder, variant: str, windows: dict, settings: dict, seed: i
     )
 
 
+def _device(model: torch.nn.Module) -> torch.device:
+    return next(model.parameters()).device
+
+
+def _tensors(model: torch.nn.Module, *arrays: np.ndarray) -> list[torch.Tensor]:
+    device = _device(model)
+    return [torch.from_numpy(np.array(a)).to(device) for a in arrays]  # a copy: memory maps are read-only
+
+
 @torch.no_grad()
 def decode_prefixes(model: Autoencoder, backbone: np.ndarray, mask: np.ndarray, ks: list[int]) -> np.ndarray:
-    """Decoded C-alpha ``[len(ks), N, W, 3]`` from the first k tokens, for each k."""
-    bb, m = torch.from_numpy(backbone), torch.from_numpy(mask)
+    """Decoded C-alpha ``[len(ks), N, W, 3]`` from the first k tokens, for each k (one batch, on the model's
+    device; :func:`stream` calls it per batch)."""
+    bb, m = _tensors(model, backbone, mask)
     codes = model.tokenizer(bb, m)
-    out = [model.decode(codes, prefix_keep(len(bb), codes.shape[1], k), m)[..., 1, :].numpy() for k in ks]
-    return np.stack(out).astype(np.float32)
+    out = [model.decode(codes, prefix_keep(len(bb), codes.shape[1], k, bb.device), m)[..., 1, :].cpu() for k in ks]
+    return torch.stack(out).numpy().astype(np.float32)
+
+
+def shrink_lengths(mask: np.ndarray, factor: float) -> np.ndarray:
+    """L' = round(factor L) residues per window."""
+    return np.rint(factor * mask.sum(1)).astype(int)
 
 
 @torch.no_grad()
-def shrink(model: Autoencoder, backbone: np.ndarray, mask: np.ndarray, factor: float):
-    """Zero-shot shrinking: all tokens decoded at L' = round(factor L) residues."""
-    bb, m = torch.from_numpy(backbone), torch.from_numpy(mask)
+def shrink(model: Autoencoder, backbone: np.ndarray, mask: np.ndarray, factor: float, width: int | None = None):
+    """Zero-shot shrinking: all tokens decoded at L' = round(factor L) residues (padded to ``width``)."""
+    bb, m = _tensors(model, backbone, mask)
     codes = model.tokenizer(bb, m)
-    keep = prefix_keep(len(bb), codes.shape[1], codes.shape[1])
-    lengths = np.rint(factor * mask.sum(1)).astype(int)
-    small = np.zeros((len(bb), int(lengths.max())), np.float32)
+    keep = prefix_keep(len(bb), codes.shape[1], codes.shape[1], bb.device)
+    lengths = shrink_lengths(mask, factor)
+    small = np.zeros((len(bb), int(width or lengths.max())), np.float32)
     for i, n in enumerate(lengths):
         small[i, :n] = 1.0
-    shrunk = model.decode(codes, keep, torch.from_numpy(small)).numpy()
+    (small_t,) = _tensors(model, small)
+    shrunk = model.decode(codes, keep, small_t).cpu().numpy()
     return shrunk.astype(np.float32), small
 
 
 @torch.no_grad()
 def codes_of(model: Autoencoder, backbone: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    return model.tokenizer(torch.from_numpy(backbone), torch.from_numpy(mask)).numpy()
+    return model.tokenizer(*_tensors(model, backbone, mask)).cpu().numpy()
+
+
+def stream(model, windows: dict, rows: np.ndarray, batch: int, writer: ArrayWriter, run_seed: int, variant: str,
+           settings: dict) -> None:  # fmt: skip
+    """Decode every token prefix (and, for APT, the shrunk decode) of the windows ``rows`` (held-out), and
+    encode every window, ``batch`` windows at a time, writing into arrays created at their final size."""
+    tokens = settings["model"]["tokens"]
+    ks = list(range(1, tokens + 1)) if VARIANTS[variant][0] == "global" else [tokens]
+    n, width = len(rows), windows["backbone"].shape[1]
+    ca = writer.create(f"ca/{variant}/{run_seed}", (len(ks), n, width, 3), np.float32)
+    if variant == "apt":
+        lengths = shrink_lengths(np.asarray(windows["mask"][rows]), settings["shrink"])
+        small_width = int(lengths.max())
+        shrunk = writer.create(f"shrunk/apt/{run_seed}", (n, small_width, 3, 3), np.float32)
+        small_mask = writer.create("shrunk_mask", (n, small_width), np.float32)
+    for part in batches(n, batch):
+        bb, mask = np.asarray(windows["backbone"][rows[part]]), np.asarray(windows["mask"][rows[part]])
+        ca[:, part] = decode_prefixes(model, bb, mask, ks)
+        if variant == "apt":
+            shrunk[part], small_mask[part] = shrink(model, bb, mask, settings["shrink"], small_width)
+    total = len(windows["split"])
+    codes = None
+    for part in batches(total, batch):
+        block = codes_of(model, np.asarray(windows["backbone"][part]), np.asarray(windows["mask"][part]))
+        if codes is None:
+            codes = writer.create(f"codes/{variant}/{run_seed}", (total, *block.shape[1:]), block.dtype)
+        codes[part] = block
 
 
 @torch.no_grad()
@@ -125,13 +172,25 @@ def count_parameters(model: torch.nn.Module) -> int:
 def main(job) -> None:
     settings, seed = job.params.settings, int(job.params.seed)
     device = pick_device(job.params.device)
-    windows = read_npz(job.input.windows)
-    held = windows["split"] > 0
-    max_len = windows["backbone"].shape[1]
-    tokens = settings["model"]["tokens"]
+    windows = open_arrays(job.input.windows)
+    held = np.flatnonzero(np.asarray(windows["split"]) > 0)
     ckpt_dir = Path(job.output.training).parent / "checkpoints"
     ckpt_dir.mkdir(parents=True, exist_ok=True)
-    arrays, report = {}, {"history": {}, "parameters": {}, "checks": {}, "seeds": []}
+    report = {"history": {}, "parameters": {}, "checks": {}, "seeds": []}
+    with atomic_path(job.output.outputs) as tmp:
+        writer = ArrayWriter(tmp)
+        train_all(settings, seed, windows, held, ckpt_dir, device, writer, report)
+        writer.close()
+    write_json(job.output.training, report)
+
+
+def train_all(settings, seed, windows, held, ckpt_dir, device, writer: ArrayWriter, report: dict) -> None:
+    """Every (seed, variant) model: trained on the training windows (held in memory: they are the training
+    data), then streamed over every window into ``writer``."""
+    max_len, tokens, batch = windows["backbone"].shape[1], settings["model"]["tokens"], settings["inference"]["batch"]
+    train = np.asarray(windows["split"]) == 0
+    training = {"backbone": np.asarray(windows["backbone"][train]), "mask": np.asarray(windows["mask"][train])}
+    training["split"] = np.zeros(len(training["mask"]), np.int8)
     for offset in settings["seeds"]:
         run_seed = seed + int(offset)
         report["seeds"].append(run_seed)
@@ -139,22 +198,14 @@ def main(job) -> None:
             torch.manual_seed(run_seed)
             model = build(variant, settings, max_len)
             ckpt = ckpt_dir / f"{variant}_{run_seed}.pt"
-            result = fit(model, variant, windows, settings, run_seed, ckpt, device)
+            result = fit(model, variant, training, settings, run_seed, ckpt, device)
             ckpt.unlink(missing_ok=True)
             model.eval()
             report["history"][f"{variant}/{run_seed}"] = result.history
             report["parameters"][variant] = count_parameters(model)
             report["bits_per_window"] = tokens * model.tokenizer.fsq.bits
-            ks = list(range(1, tokens + 1)) if VARIANTS[variant][0] == "global" else [tokens]
-            bb, mask = windows["backbone"][held], windows["mask"][held]
-            arrays[f"ca/{variant}/{run_seed}"] = decode_prefixes(model, bb, mask, ks)
-            arrays[f"codes/{variant}/{run_seed}"] = codes_of(model, windows["backbone"], windows["mask"])
-            if variant == "apt":
-                arrays[f"shrunk/apt/{run_seed}"], arrays["shrunk_mask"] = shrink(model, bb, mask, settings["shrink"])
-                if not report["checks"]:
-                    n = settings["checks"]["windows"]
-                    report["checks"] = implementation_checks(model, bb[:n], mask[:n], run_seed)
-    with atomic_path(job.output.outputs) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
-    write_json(job.output.training, report)
+            stream(model, windows, held, batch, writer, run_seed, variant, settings)
+            if variant == "apt" and not report["checks"]:
+                first = held[: settings["checks"]["windows"]]
+                bb, mask = np.asarray(windows["backbone"][first]), np.asarray(windows["mask"][first])
+                report["checks"] = implementation_checks(model.cpu(), bb, mask, run_seed)
