@@ -170,3 +170,42 @@ def test_benchmark_file_round_trip_and_bad_index(tmp_path):
     benchmark.write(tmp_path / "bad.npz", text, image, [np.array([0, 5])], codes)
     with pytest.raises(InputError, match="disagree"):
         benchmark.read(tmp_path / "bad.npz")
+
+
+@pytest.mark.e2e
+def test_replacing_one_amazon_file_reruns_exactly_its_downstream_jobs(tmp_path):
+    """A finished paper-scale run on Amazon files in the published layout, one review file replaced (new
+    content): the items stage, the real benchmarks' training and what follows rerun; the synthetic ones do not."""
+    import yaml
+    from workflow_tools import copy_workflow, scheduled_rules, snakemake
+
+    work = copy_workflow(tmp_path / "wf")
+    amazon2018.write(work / "userdata" / "amazon")
+    real = {
+        name: {
+            "reviews": f"userdata/amazon/{category}_5.json.gz",
+            "meta": f"userdata/amazon/meta_{category}.json.gz",
+        }
+        for name, category in zip(("instruments", "arts", "games"), amazon2018.CATEGORIES, strict=True)
+    }
+    section = {
+        "real": real,
+        "synthetic": {"items": 40, "users": 60, "min_length": 5, "max_length": 6},
+        "codes": {"levels": 1, "codebook": 4, "iterations": 3},
+        "model": {"d": 16, "heads": 2, "layers": 1, "ff": 32},
+        "train": {"epochs": 1, "batch": 200, "history": 3},
+        "variants": {v: ["concat"] for v in ("instruments", "arts", "games", "synthetic_on", "synthetic_off")},
+        "seeds": [0],
+        "eval": {"beams": 10},
+    }
+    (work / "amazon-rerun.yaml").write_text(yaml.safe_dump({"papers": {"syngr": section}}))
+    args = ("syngr", "--cores", "2", "--configfile", "config/full.yaml", "amazon-rerun.yaml")
+    snakemake(work, *args)
+    assert scheduled_rules(work, *args) == {}, "a finished run leaves nothing to do"
+    path = work / "userdata/amazon/Video_Games_5.json.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("\n".join(lines[:-1]) + "\n")
+    expected = {"syngr_items": 1, "syngr_train": 3, "syngr_evaluate": 1, "syngr_figures": 1}
+    assert scheduled_rules(work, *args) == expected | {"syngr": 1, "provenance": 1}
