@@ -6,18 +6,9 @@ import numpy as np
 import pytest
 
 from repro.papers.imgcot.claims import CLAIMS
+from repro.papers.imgcot.methods import METHODS
 from repro.reporting.claims import verdict
 
-METHODS = (
-    "full_cot",
-    "no_cot",
-    "text_ae",
-    "imgcot",
-    "l_imgcot_k1",
-    "l_imgcot_k2",
-    "l_imgcot_random_k1",
-    "l_imgcot_first_k1",
-)
 ACCURACY = {
     "full_cot": 0.9,
     "no_cot": 0.3,

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from repro.papers.imgcot.methods import METHODS
 from repro.reporting.claims import ClaimSpec, Test, bootstrap_interval, learning_check, skill_over_trivial
 
 STAND_IN = "tiny LM from scratch on generated mod-p arithmetic, stand-in for a pretrained LLM on GSM8K"
@@ -39,16 +40,7 @@ def _token_margin(m: Mapping[str, Any]) -> float:
 
 
 # Every language model a paper claim compares; each has a learning check against the class prior.
-MODELS = (
-    "full_cot",
-    "no_cot",
-    "text_ae",
-    "imgcot",
-    "l_imgcot_k1",
-    "l_imgcot_k2",
-    "l_imgcot_random_k1",
-    "l_imgcot_first_k1",
-)
+MODELS = METHODS
 
 
 def _skill(method: str):

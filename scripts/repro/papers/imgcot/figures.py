@@ -11,7 +11,7 @@ from repro.workflow.io import read_json
 
 
 def accuracy_figure(metrics: dict, path: str) -> None:
-    fig, axes = subplots(1, 3, width=3.4)
+    fig, axes = subplots(1, 3, width=3.8)
     splits = (
         ("test_short", "one-step test problems"),
         ("test_long", "multi-step test problems"),

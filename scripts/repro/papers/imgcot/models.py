@@ -61,7 +61,16 @@ class VectorQuantizer(nn.Module):
                 pick = pick.repeat(self.codes.num_embeddings // len(pick) + 1)[: self.codes.num_embeddings]
                 self.codes.weight.copy_(flat[pick] + 1e-3 * torch.randn_like(flat[pick]))
                 self.initialised.fill_(True)
-        index = torch.cdist(flat, self.codes.weight).argmin(1).reshape(z.shape[:-1])
+        index = torch.cdist(flat, self.codes.weight).argmin(1)
+        if self.training:
+            # random restart of the entries no vector of the batch chose (against codebook collapse)
+            with torch.no_grad():
+                dead = torch.bincount(index, minlength=self.codes.num_embeddings) == 0
+                if bool(dead.any()):
+                    pick = torch.randint(len(flat), (int(dead.sum()),), device=flat.device)
+                    self.codes.weight[dead] = flat[pick].detach()
+                    index = torch.cdist(flat, self.codes.weight).argmin(1)
+        index = index.reshape(z.shape[:-1])
         q = self.codes(index)
         loss = F.mse_loss(q, z.detach()) + self.beta * F.mse_loss(z, q.detach())
         return z + (q - z).detach(), index, loss
@@ -130,13 +139,14 @@ class TextAE(nn.Module):
         out, _ = self.encoder(self.embed(ids))
         last = (ids != 0).sum(1).clamp_min(1) - 1
         h = out[torch.arange(len(ids), device=ids.device), last]
-        return self.vq(self.to_latent(h).reshape(-1, self.n_latent, self.dim))
+        z = self.to_latent(h).reshape(-1, self.n_latent, self.dim)
+        return self.vq(F.layer_norm(z, (self.dim,)))  # unit-scale latents: code distances the decoder can use
 
     def decode(self, q: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         """Logits of tokens 1.. of ``ids`` given only the quantised codes ``q`` (and the positions)."""
-        h0 = torch.tanh(self.from_latent(q.reshape(q.shape[0], -1)))[None]
-        steps = self.positions(torch.arange(ids.shape[1] - 1, device=ids.device)).expand(len(ids), -1, -1)
-        out, _ = self.decoder(steps.contiguous(), h0)
+        code = torch.tanh(self.from_latent(q.reshape(q.shape[0], -1)))
+        steps = self.positions(torch.arange(ids.shape[1] - 1, device=ids.device))
+        out, _ = self.decoder(steps[None] + code[:, None], code[None].contiguous())  # the codes at every step
         return self.out(out)
 
     def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

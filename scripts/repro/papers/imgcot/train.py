@@ -19,31 +19,12 @@ import torch
 import zarr
 
 from repro.learning.training import epoch_rng, fingerprint_of, seed_everything, train
+from repro.papers.imgcot.methods import METHODS, selection
 from repro.papers.imgcot.models import ImageVQ, TextAE, TinyLM, image_loss, lm_loss, text_loss
 from repro.papers.imgcot.problems import vocabulary
 from repro.papers.imgcot.sequences import Encoder, select_steps
 from repro.workflow.device import pick_device
 from repro.workflow.io import InputError, atomic_path, write_json
-
-# full_cot first: the others start from it, and L-ImgCoT's step scores come from it. L-ImgCoT keeps k = 1 or 2
-# steps of lowest likelihood; the selection ablations keep a random step or the first one.
-METHODS = (
-    "full_cot",
-    "no_cot",
-    "text_ae",
-    "imgcot",
-    "l_imgcot_k1",
-    "l_imgcot_k2",
-    "l_imgcot_random_k1",
-    "l_imgcot_first_k1",
-)
-
-
-def selection(method: str) -> tuple[int, str]:
-    """(k, rule) of an L-ImgCoT method name: l_imgcot[_random|_first]_k<k>."""
-    k = int(method.rsplit("k", 1)[1])
-    rule = "random" if "_random_" in method else "first" if "_first_" in method else "lowest_loglik"
-    return k, rule
 
 
 def load(problems: str, images: str) -> tuple[pd.DataFrame, np.ndarray]:
