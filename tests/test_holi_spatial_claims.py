@@ -35,6 +35,11 @@ def metrics() -> dict:
             "oracle": _det(1.0, 1.0, 1.0),
         },
         "oracle_multiside_iou50": {"ap": 1.0},
+        "verifier_iou25": {
+            "high_tier": [1, 1, 1, 0],
+            "admitted": [1, 1, 0, 1, 1],
+            "rejected": [0, 0, 1, 0, 0, 0, 0, 0],
+        },
         "depth": {
             "noisy": {"f1": [0.5 + 0.01 * k for k in range(UNITS)]},
             "fused": {"f1": [0.9 - 0.01 * k for k in range(UNITS)]},
@@ -74,14 +79,29 @@ def test_unfiltered_boxes_in_place_of_filtered_fail_precision():
     assert verdict(CLAIMS, "holi_filter_raises_precision", swapped("filtered", "fused")) == "fails"
 
 
-@pytest.mark.counterfactual("holi-spatial", "holi_filter_lowers_recall")
-def test_unfiltered_boxes_in_place_of_filtered_fail_recall():
-    assert verdict(CLAIMS, "holi_filter_lowers_recall", swapped("filtered", "fused")) == "fails"
+def test_recall_rising_under_filtering_or_falling_under_verification_fails_the_checks():
+    m = copy.deepcopy(metrics())
+    m["detection"]["filtered"]["iou25"]["recall_per_unit"][0] = 0.99
+    assert verdict(CLAIMS, "holi_filter_lowers_recall", m) == "fails"
+    assert verdict(CLAIMS, "holi_verifier_raises_recall", m) == "fails"
 
 
-@pytest.mark.counterfactual("holi-spatial", "holi_verifier_raises_recall")
-def test_filtered_boxes_in_place_of_verified_fail_recall():
-    assert verdict(CLAIMS, "holi_verifier_raises_recall", swapped("verified", "filtered")) == "fails"
+@pytest.mark.counterfactual("holi-spatial", "holi_filter_recall_drop_bounded")
+def test_filtering_that_drops_more_recall_than_it_gains_precision_fails():
+    """Filtering that keeps only a few boxes: precision up 0.1, recall down 0.5."""
+    m = copy.deepcopy(metrics())
+    m["detection"]["filtered"] = _det(0.3, 0.4, 0.35)
+    assert verdict(CLAIMS, "holi_filter_recall_drop_bounded", m) == "fails"
+
+
+@pytest.mark.counterfactual("holi-spatial", "holi_verifier_admits_true_boxes")
+def test_a_verifier_admitting_at_random_fails():
+    """Admissions as often true as rejections (a coin), or no admission at all."""
+    m = copy.deepcopy(metrics())
+    m["verifier_iou25"] = {"high_tier": [1], "admitted": [1, 0, 0, 0, 1, 0], "rejected": [0, 1, 0, 0, 1, 0, 0, 0]}
+    assert verdict(CLAIMS, "holi_verifier_admits_true_boxes", m) == "fails"
+    m["verifier_iou25"]["admitted"] = []
+    assert verdict(CLAIMS, "holi_verifier_admits_true_boxes", m) == "fails"
 
 
 @pytest.mark.counterfactual("holi-spatial", "holi_verifier_keeps_precision")

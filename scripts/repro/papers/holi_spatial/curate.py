@@ -22,7 +22,8 @@ from scipy.spatial import cKDTree
 from repro.papers.holi_spatial import lifting, perception, qa
 from repro.papers.holi_spatial.boxes import columns
 from repro.papers.holi_spatial.geometry import backproject, depth_f1, fuse_depths
-from repro.papers.holi_spatial.store import CLASSES, Scene, read_scene, scene_files
+from repro.papers.holi_spatial.scannet import SCANNET_CLASSES
+from repro.papers.holi_spatial.store import CLASSES, Scene, read_scene, scene_classes, scene_files
 from repro.workflow.io import write_json
 from repro.workflow.progress import Progress
 
@@ -45,13 +46,18 @@ def depth_scores(scene: Scene, depths: dict[str, np.ndarray], cfg: dict) -> dict
     return out
 
 
+def label_set(scene: Scene) -> list[str]:
+    """The open-vocabulary stand-in's label set: the simulator's classes, or ScanNet's 18 benchmark classes."""
+    return list(CLASSES) if set(scene.obj_class) <= set(CLASSES) else list(SCANNET_CLASSES)
+
+
 def run_unit(scene: Scene, seed: int, s: dict) -> dict:
     """Every method on one scene under one perception-noise seed."""
     rng = np.random.default_rng(seed)
     cfg = s["lifting"]
     noisy = perception.noisy_depth(scene.depth, rng, s["perception"]["depth"])
     masks = perception.noisy_masks(
-        scene.instance, scene.obj_id, scene.obj_class, list(CLASSES), rng, s["perception"]["masks"]
+        scene.instance, scene.obj_id, scene.obj_class, label_set(scene), rng, s["perception"]["masks"]
     )
     fused = fuse_depths(noisy, scene.K, scene.cam2world, s["fusion"])
     args = (scene.K, scene.cam2world, cfg)
@@ -59,9 +65,12 @@ def run_unit(scene: Scene, seed: int, s: dict) -> dict:
     kept = [i for i in fused_inst if i["tier"] == "high"]
     priors = s["verifier"]["size_priors"]
     verified = list(kept)
+    for i in fused_inst:
+        i["verdict"] = "high_tier" if i["tier"] == "high" else "rejected"
     for i in sorted((i for i in fused_inst if i["tier"] != "high"), key=lambda i: -i["score"]):
         if lifting.verify(i, priors, s["verifier"], verified):
             verified.append(i)
+            i["verdict"] = "admitted"
     oracle = perception.oracle_masks(
         scene.instance, scene.obj_id, scene.obj_class, s["perception"]["masks"]["min_pixels"]
     )
@@ -105,6 +114,12 @@ def main(job) -> None:
     s = job.params.settings
     files = scene_files(job.input.scenes)
     questions = qa.load_questions(job.input.qa)
+    unknown = sorted({c for path in files for c in scene_classes(path)} - set(s["verifier"]["size_priors"]))
+    if unknown:
+        raise ValueError(
+            f"papers.holi-spatial.verifier.size_priors has no prior for the classes {unknown}: the verifier "
+            "would admit none of their boxes (add their sorted extents in metres)"
+        )
     units = []
     progress = Progress("holi-spatial curation", total=len(files) * len(s["perception"]["seeds"]), unit="unit")
     for i, path in enumerate(files):

@@ -18,7 +18,7 @@ from repro.workflow.progress import Progress
 
 def main(job) -> None:
     s = job.params.settings
-    pairs = []
+    pairs, reports, inputs = [], {}, []
     with atomic_path(job.output.scenes) as folder:
         folder.mkdir(parents=True)
         names = s["scannet"]["scenes"] if s["source"] == "scannet" else [str(i) for i in range(s["scenes"])]
@@ -26,7 +26,11 @@ def main(job) -> None:
         for i, name in enumerate(names):
             if s["source"] == "scannet":
                 sc = s["scannet"]
-                scene = read_scannet_scene(sc["root"], name, sc["frame_stride"], sc["max_frames"])
+                scene, report = read_scannet_scene(
+                    sc["root"], name, sc["frame_stride"], sc["max_frames"], sc["max_refused"]
+                )
+                inputs += [file_record(f, sc["root"], role="input") for f in report.pop("inputs")]
+                reports[name] = report
             else:
                 scene = render_scene(
                     int(np.random.SeedSequence([s["scene_seed"], i]).generate_state(1)[0]), s["render"]
@@ -42,10 +46,11 @@ def main(job) -> None:
         job.output.manifest,
         source="scannet" if s["source"] == "scannet" else "embedded",
         producer="repro.papers.holi_spatial.data",
-        files=files + [file_record(job.output.qa, root)],
+        files=files + [file_record(job.output.qa, root)] + inputs,
         licence="pybullet_data assets (zlib licence, Bullet Physics)"
         if s["source"] != "scannet"
         else "ScanNet terms of use (no redistribution of derived data)",
-        settings={k: s[k] for k in ("source", "scenes", "scene_seed", "render", "qa")},
+        settings={k: s[k] for k in ("source", "scenes", "scene_seed", "render", "qa", "scannet")},
         packages=["pybullet"],
+        details={"scannet_scenes": reports} if reports else None,
     )

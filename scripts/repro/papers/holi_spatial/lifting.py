@@ -41,9 +41,11 @@ class Track:
 
 def view_points(mask: Mask, depth: np.ndarray, K: np.ndarray, pose: np.ndarray, max_dev: float) -> np.ndarray:
     """Mask pixels back-projected with ``depth``, minus those off the mask's median depth by more than max_dev."""
-    z = depth[mask.pixels]
-    keep = mask.pixels.copy()
-    keep[mask.pixels] = np.abs(z - np.median(z)) <= max_dev
+    keep = mask.pixels & np.isfinite(depth)  # ScanNet's missing depth (NaN) has no point
+    z = depth[keep]
+    if z.size == 0:
+        return np.empty((0, 3))
+    keep[keep] = np.abs(z - np.median(z)) <= max_dev
     return backproject(depth, K, pose, keep)
 
 

@@ -31,9 +31,21 @@ def noisy_depth(depth: np.ndarray, rng: np.random.Generator, cfg: dict) -> np.nd
     for f, d in enumerate(depth):
         scale = 1 + rng.normal(0, cfg["scale_sd"])
         shift = rng.normal(0, cfg["shift_sd"])
-        blurred = ndimage.gaussian_filter(d, cfg["blur_px"])
+        blurred = _blur(d, cfg["blur_px"])
         out[f] = (scale * blurred + shift) * (1 + rng.normal(0, cfg["pixel_sd"], d.shape))
     return out.astype(np.float32)
+
+
+def _blur(d: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur; with missing pixels (NaN, ScanNet's holes) a normalised convolution over the measured
+    ones, so that a hole stays a hole and does not spread."""
+    valid = np.isfinite(d)
+    if valid.all():
+        return ndimage.gaussian_filter(d, sigma)
+    num = ndimage.gaussian_filter(np.where(valid, d, 0.0), sigma)
+    den = ndimage.gaussian_filter(valid.astype(d.dtype), sigma)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(valid, num / den, np.nan)
 
 
 def _ellipse(shape: tuple[int, int], rng: np.random.Generator, size: tuple[float, float]) -> np.ndarray:

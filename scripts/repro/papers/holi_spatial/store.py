@@ -75,6 +75,15 @@ def read_scene(path: str | Path) -> Scene:
     )
 
 
+def scene_classes(path: str | Path) -> list[str]:
+    """The object classes of one scene file, read without loading its frames."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return [str(c) for c in z["obj_class"]]
+    except (OSError, ValueError, KeyError) as err:
+        raise InputError(path, f"not a readable scene file with obj_class ({err})") from err
+
+
 def scene_files(folder: str | Path) -> list[Path]:
     files = sorted(Path(folder).glob("scene_*.npz"))
     if not files:

@@ -40,12 +40,29 @@ def metrics_of(pred: pd.DataFrame, problems: pd.DataFrame, tokenizers: dict, min
         out["accuracy"][method]["test_long"] = float(long["correct"].mean()) if len(long) else float("nan")
         out["correct"][method] = {s: h["correct"].astype(float).tolist() for s, h in g.groupby("split")}
         out["correct"][method]["test_long"] = long["correct"].astype(float).tolist()
+        short = g[(g.split == "test") & (g.steps == g.steps.min())]
+        out["correct"][method]["test_short"] = short["correct"].astype(float).tolist()
+        deep = g[(g.split == "test") & (g.steps >= 3)]
+        out["correct"][method]["test_deep"] = deep["correct"].astype(float).tolist()
         out["tokens"][method] = float(g["target_tokens"].mean())
         out["target_tokens"][method] = g["target_tokens"].astype(float).tolist()
         out["generated_tokens"][method] = float(g["generated_tokens"].mean())
         out["latency_s"][method] = float(g["decode_seconds"].mean())
     full = out["tokens"].get("full_cot", float("nan"))
     out["compression_vs_full_cot"] = {m: (full / t if t > 0 else float("inf")) for m, t in out["tokens"].items()}
+    # the class prior: the most frequent training answer, scored on the same problems (row order) as the methods
+    train_answers = problems.loc[problems["split"] == "train", "answer"].astype(str)
+    prior = train_answers.value_counts().sort_index().idxmax()
+    rows = problems.sort_index()
+    out["prior_answer"] = str(prior)
+    out["prior_correct"] = {
+        s: (h["answer"].astype(str) == prior).astype(float).tolist() for s, h in rows.groupby("split") if s != "train"
+    }
+    steps = rows["cot_steps"].map(len)
+    short = rows[(rows["split"] == "test") & (steps == steps.min())]
+    out["prior_correct"]["test_short"] = (short["answer"].astype(str) == prior).astype(float).tolist()
+    full = pred[pred.method == "full_cot"].sort_values("row")
+    out["cot_lines"] = full["steps"].astype(int).tolist()  # per evaluated problem, in the target_tokens order
     out["render_fit_share"] = float(problems["fits"].mean())
     out["font_sizes"] = sorted(int(s) for s in problems["font_size"].unique())
     out["tokenizers"] = tokenizers

@@ -11,13 +11,30 @@ from repro.workflow.io import read_json
 
 
 def accuracy_figure(metrics: dict, path: str) -> None:
-    fig, axes = subplots(1, 2, width=3.4)
-    for ax, split in zip(axes[0], ("test", "heldout")):
-        for method, tokens in metrics["tokens"].items():
-            acc = metrics["accuracy"][method].get(split, np.nan)
-            ax.scatter(tokens, acc, label=method)
-            ax.annotate(method, (tokens, acc), fontsize=6)
-        ax.set(xlabel="reasoning tokens per problem", ylabel="accuracy", title=f"{split} problems")
+    fig, axes = subplots(1, 3, width=3.8)
+    splits = (
+        ("test_short", "one-step test problems"),
+        ("test_long", "multi-step test problems"),
+        ("heldout", "held-out templates"),
+    )
+    prior = metrics.get("prior_correct", {})
+    for ax, (split, title) in zip(axes[0], splits):
+        for k, (method, tokens) in enumerate(metrics["tokens"].items()):
+            x = np.asarray(metrics["correct"][method].get(split, []), dtype=float)
+            if not x.size:
+                continue
+            half = 1.96 * np.sqrt(max(np.mean(x) * (1 - np.mean(x)), 1e-12) / x.size)
+            ax.errorbar(tokens, np.mean(x), yerr=half, fmt="o", ms=4, color=f"C{k % 8}", label=method, capsize=2)
+        if split in prior or split == "test_long":
+            base = np.mean(prior.get(split, prior.get("test", [np.nan])))
+            ax.axhline(base, color="0.5", ls=":", lw=0.9, label="class prior")
+        ax.set(
+            xlabel="reasoning tokens per problem (mean)",
+            ylabel="answer accuracy (fraction, 95% CI)",
+            ylim=(0, 1.05),
+            title=title,
+        )
+    axes[0][0].legend(fontsize=6)
     save(fig, path)
 
 

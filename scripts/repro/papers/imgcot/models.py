@@ -49,10 +49,28 @@ class VectorQuantizer(nn.Module):
         self.codes = nn.Embedding(codebook, dim)
         nn.init.uniform_(self.codes.weight, -1.0 / codebook, 1.0 / codebook)
         self.beta = beta
+        # Data-dependent start: the first training batch's encoder outputs become the codebook, so that the codes
+        # are not all nearest to one entry (codebook collapse); a buffer, so a resumed run keeps it.
+        self.register_buffer("initialised", torch.tensor(False))
 
     def forward(self, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         flat = z.reshape(-1, z.shape[-1])
-        index = torch.cdist(flat, self.codes.weight).argmin(1).reshape(z.shape[:-1])
+        if self.training and not bool(self.initialised):
+            with torch.no_grad():
+                pick = torch.randperm(len(flat), device=flat.device)[: self.codes.num_embeddings]
+                pick = pick.repeat(self.codes.num_embeddings // len(pick) + 1)[: self.codes.num_embeddings]
+                self.codes.weight.copy_(flat[pick] + 1e-3 * torch.randn_like(flat[pick]))
+                self.initialised.fill_(True)
+        index = torch.cdist(flat, self.codes.weight).argmin(1)
+        if self.training:
+            # random restart of the entries no vector of the batch chose (against codebook collapse)
+            with torch.no_grad():
+                dead = torch.bincount(index, minlength=self.codes.num_embeddings) == 0
+                if bool(dead.any()):
+                    pick = torch.randint(len(flat), (int(dead.sum()),), device=flat.device)
+                    self.codes.weight[dead] = flat[pick].detach()
+                    index = torch.cdist(flat, self.codes.weight).argmin(1)
+        index = index.reshape(z.shape[:-1])
         q = self.codes(index)
         loss = F.mse_loss(q, z.detach()) + self.beta * F.mse_loss(z, q.detach())
         return z + (q - z).detach(), index, loss
@@ -96,9 +114,14 @@ def image_loss(model: ImageVQ, images: torch.Tensor) -> torch.Tensor:
 
 
 class TextAE(nn.Module):
-    """GRU encoder of the CoT tokens -> ``n_latent`` vectors -> VQ codes -> GRU decoder of the tokens."""
+    """GRU encoder of the CoT tokens -> ``n_latent`` vectors -> VQ codes -> GRU decoder of the tokens.
 
-    def __init__(self, vocab: int, n_latent: int, codebook: int, dim: int, hidden: int) -> None:
+    The decoder is not autoregressive (its inputs are position embeddings, not the previous tokens), as the
+    image decoder reconstructs the whole render from the codes: an autoregressive decoder predicts most of a
+    chain from its own earlier tokens and ignores the codes (posterior collapse, measured on the landed commit:
+    every chain got the same codes)."""
+
+    def __init__(self, vocab: int, n_latent: int, codebook: int, dim: int, hidden: int, max_len: int = 128) -> None:
         super().__init__()
         self.n_latent, self.dim = n_latent, dim
         self.embed = nn.Embedding(vocab, hidden)
@@ -106,18 +129,29 @@ class TextAE(nn.Module):
         self.to_latent = nn.Linear(hidden, n_latent * dim)
         self.vq = VectorQuantizer(codebook, dim)
         self.from_latent = nn.Linear(n_latent * dim, hidden)
+        self.positions = nn.Embedding(max_len, hidden)
         self.decoder = nn.GRU(hidden, hidden, batch_first=True)
         self.out = nn.Linear(hidden, vocab)
 
     def encode(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        _, h = self.encoder(self.embed(ids))
-        return self.vq(self.to_latent(h[-1]).reshape(-1, self.n_latent, self.dim))
+        """Codes of right-padded chains (pad id 0): the GRU state at each chain's last real token (the state after
+        the padding has forgotten the chain, which made every chain's codes the same on the landed commit)."""
+        out, _ = self.encoder(self.embed(ids))
+        last = (ids != 0).sum(1).clamp_min(1) - 1
+        h = out[torch.arange(len(ids), device=ids.device), last]
+        z = self.to_latent(h).reshape(-1, self.n_latent, self.dim)
+        return self.vq(F.layer_norm(z, (self.dim,)))  # unit-scale latents: code distances the decoder can use
+
+    def decode(self, q: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """Logits of tokens 1.. of ``ids`` given only the quantised codes ``q`` (and the positions)."""
+        code = torch.tanh(self.from_latent(q.reshape(q.shape[0], -1)))
+        steps = self.positions(torch.arange(ids.shape[1] - 1, device=ids.device))
+        out, _ = self.decoder(steps[None] + code[:, None], code[None].contiguous())  # the codes at every step
+        return self.out(out)
 
     def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         q, _, vq_loss = self.encode(ids)
-        h0 = torch.tanh(self.from_latent(q.reshape(q.shape[0], -1)))[None]
-        out, _ = self.decoder(self.embed(ids[:, :-1]), h0)
-        return self.out(out), vq_loss
+        return self.decode(q, ids), vq_loss
 
 
 def text_loss(model: TextAE, batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:

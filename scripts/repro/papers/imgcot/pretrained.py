@@ -3,9 +3,14 @@
 The problems are reasoning-gym's GSM-symbolic templates with worked answers (``language`` source). Each worked
 answer is rendered with the dynamic font rule, the image tokenizer (the same VQ-VAE as the default path) is
 trained on the renders, and a linear projector maps the quantised latent vectors into the LM's input
-embedding space; only the projector is trained (the LM stays frozen), with the loss on the answer tokens
-after ``question -> latent tokens -> "The answer is"``. Accuracy is compared with the frozen LM answering
-directly (no CoT) on held-out problems.
+embedding space; the LM stays frozen and only the projector is trained, with the loss on the answer tokens
+after ``question -> latent tokens -> "The answer is"`` (teacher-forced with each training problem's own codes).
+
+At test time the latents are generated from the question alone, as the smoke path's LM writes its own latent
+tokens: a linear latent head on the frozen LM's last hidden state of the question prompt predicts each of the
+``n_latent`` codes (trained with cross-entropy on the training problems' codes); the predicted codes' codebook
+vectors go through the projector. The test problem's rendered worked answer is never encoded (that would feed
+the model the answer). Accuracy is compared with the frozen LM answering directly (no CoT) on held-out problems.
 """
 
 from __future__ import annotations
@@ -58,6 +63,13 @@ def answer_loss(
     return F.cross_entropy(logits, target)
 
 
+def question_state(lm: LanguageModel, question: str) -> torch.Tensor:
+    """The frozen LM's last-layer hidden state at the end of the chat prompt holding ``question``."""
+    with torch.no_grad():
+        out = lm.model(inputs_embeds=embed(lm, lm.chat_prompt(question))[None], output_hidden_states=True)
+    return out.hidden_states[-1][0, -1]
+
+
 def greedy_answer(lm: LanguageModel, context: torch.Tensor, max_new_tokens: int) -> str:
     with torch.no_grad():
         out = lm.model.generate(
@@ -87,8 +99,9 @@ def run(lm: LanguageModel, gsm_root: str, cfg: dict, seed: int) -> dict:
         opt.zero_grad()
         image_loss(vq, batch).backward()
         opt.step()
+    train_images = images[: cfg["n_train"]]  # only the training problems' worked answers are ever encoded
     with torch.no_grad():
-        latents = vq.encode(images)[0]
+        latents, codes, _ = vq.encode(train_images)
     hidden = lm.model.config.hidden_size
     projector = torch.nn.Linear(lat["dim"], hidden)
     opt = torch.optim.AdamW(projector.parameters(), lr=cfg["projector"]["lr"])
@@ -97,15 +110,23 @@ def run(lm: LanguageModel, gsm_root: str, cfg: dict, seed: int) -> dict:
         opt.zero_grad()
         answer_loss(lm, projector, problems[i].question, latents[i], problems[i].answer).backward()
         opt.step()
+    states = torch.stack([question_state(lm, p.question) for p in problems])
+    head = torch.nn.Linear(hidden, lat["n_latent"] * lat["codebook"])
+    opt = torch.optim.AdamW(head.parameters(), lr=cfg["generator"]["lr"])
+    for _ in range(cfg["generator"]["steps"]):
+        opt.zero_grad()
+        logits = head(states[train_idx]).reshape(len(train_idx), lat["n_latent"], lat["codebook"])
+        F.cross_entropy(logits.reshape(-1, lat["codebook"]), codes.reshape(-1)).backward()
+        opt.step()
     test = range(cfg["n_train"], len(problems))
     correct = {"no_cot": [], "imgcot": []}
     with torch.no_grad():
-        for i in test:
+        generated = head(states[list(test)]).reshape(len(test), lat["n_latent"], lat["codebook"]).argmax(-1)
+        for j, i in enumerate(test):
             q, a = problems[i].question, problems[i].answer
             correct["no_cot"].append(greedy_answer(lm, prefix(lm, q, None), cfg["max_new_tokens"]) == a)
-            correct["imgcot"].append(
-                greedy_answer(lm, prefix(lm, q, projector(latents[i])), cfg["max_new_tokens"]) == a
-            )
+            latent = projector(vq.vq.codes(generated[j]))
+            correct["imgcot"].append(greedy_answer(lm, prefix(lm, q, latent), cfg["max_new_tokens"]) == a)
     return {
         "model_sha256": lm.sha256,
         "accuracy": {k: float(np.mean(v)) for k, v in correct.items()},
@@ -114,6 +135,7 @@ def run(lm: LanguageModel, gsm_root: str, cfg: dict, seed: int) -> dict:
             np.mean([len(lm.tokenizer("\n".join(problems[i].steps)).input_ids) for i in test])
         ),
         "n_test": len(test),
+        "test_latents": "generated from the question by the latent head (never encoded from the test answer)",
     }
 
 

@@ -41,6 +41,11 @@ def make_templates(count: int, min_steps: int, max_steps: int, seed: int, earlie
     the previous variable and, with probability ``earlier_share``, an earlier variable instead of a constant."""
     rng = np.random.default_rng(seed)
     out, seen = [], set()
+    for n in range(min_steps, max_steps + 1):
+        per_count = len([k for k in range(count) if min_steps + k % (max_steps - min_steps + 1) == n])
+        possible = len(OPS) ** (n - 1) * (1 if earlier_share == 0 else int(np.prod([k + 1 for k in range(2, n)])))
+        if per_count > possible:
+            raise ValueError(f"{count} templates need {per_count} with {n} variables, but only {possible} exist")
     while len(out) < count:
         n = min_steps + len(out) % (max_steps - min_steps + 1)
         steps = []

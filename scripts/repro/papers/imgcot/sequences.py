@@ -15,6 +15,7 @@ import torch
 from repro.papers.imgcot.models import TinyLM
 
 EVAL_SPLITS = ("test", "heldout")
+SELECTION_RULES = ("lowest_loglik", "random", "first")
 
 
 class Encoder:
@@ -143,7 +144,10 @@ def step_loglik(model: TinyLM, enc: Encoder, chunk: int = 256) -> list[np.ndarra
 
 
 def select_steps(model: TinyLM, enc: Encoder, k: int, rule: str, seed: int) -> list[list[int]]:
-    """Indices (in order) of the ``k`` steps L-ImgCoT keeps: lowest mean log-likelihood, or random (ablation)."""
+    """Indices (in order) of the ``k`` steps L-ImgCoT keeps: lowest mean log-likelihood, or (ablations) random
+    or the first ``k``."""
+    if rule not in SELECTION_RULES:
+        raise ValueError(f"unknown step-selection rule {rule!r}")
     scores = step_loglik(model, enc)
     rng = np.random.default_rng(seed)
     kept = []
@@ -153,6 +157,6 @@ def select_steps(model: TinyLM, enc: Encoder, k: int, rule: str, seed: int) -> l
         elif rule == "random":
             chosen = rng.permutation(len(s))[:k]
         else:
-            raise ValueError(f"unknown step-selection rule {rule!r}")
+            chosen = np.arange(len(s))[:k]
         kept.append(sorted(int(j) for j in chosen))
     return kept

@@ -19,14 +19,12 @@ import torch
 import zarr
 
 from repro.learning.training import epoch_rng, fingerprint_of, seed_everything, train
+from repro.papers.imgcot.methods import METHODS, selection
 from repro.papers.imgcot.models import ImageVQ, TextAE, TinyLM, image_loss, lm_loss, text_loss
 from repro.papers.imgcot.problems import vocabulary
 from repro.papers.imgcot.sequences import Encoder, select_steps
 from repro.workflow.device import pick_device
 from repro.workflow.io import InputError, atomic_path, write_json
-
-# full_cot first: the others start from it, and L-ImgCoT's step scores come from it
-METHODS = ("full_cot", "no_cot", "text_ae", "imgcot", "l_imgcot_k1", "l_imgcot_random_k1")
 
 
 def load(problems: str, images: str) -> tuple[pd.DataFrame, np.ndarray]:
@@ -82,6 +80,35 @@ def codes_of(model, inputs: torch.Tensor, chunk: int = 512) -> np.ndarray:
         )
 
 
+def image_errors(vq, image_t, images, train_rows, rows) -> tuple[np.ndarray, np.ndarray]:
+    """Per held-out image: the VQ-VAE's reconstruction MSE and that of the mean training image."""
+    vq.eval()
+    with torch.no_grad():
+        recon = torch.cat([vq(image_t[rows[i : i + 256]])[0] for i in range(0, len(rows), 256)]).numpy()
+    mean_image = images[train_rows].mean(0)
+    return ((recon - images[rows]) ** 2).mean((1, 2)), ((images[rows] - mean_image) ** 2).mean((1, 2))
+
+
+def text_errors(tae, ids, mask) -> tuple[np.ndarray, np.ndarray]:
+    """Per held-out chain of thought (rows of ``ids``): the text autoencoder's mean token NLL of its
+    reconstruction from its own codes, and from another held-out chain's codes (the next row's). The decoder is
+    autoregressive, so it predicts much of a chain from the chain's own earlier tokens: the second number is
+    what it does without the codes' information, and the gap is what the codes carry."""
+    tae.eval()
+    with torch.no_grad():
+        q = tae.encode(ids)[0]
+        m = mask[:, 1:]
+
+        def nll(codes: torch.Tensor) -> np.ndarray:
+            logits = tae.decode(codes, ids)
+            tokens = torch.nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1), reduction="none"
+            ).reshape(len(ids), -1)
+            return ((tokens * m).sum(1) / m.sum(1)).numpy()
+
+        return nll(q), nll(torch.roll(q, 1, dims=0))
+
+
 def perplexity(codes: np.ndarray, codebook: int) -> float:
     p = np.bincount(codes.ravel(), minlength=codebook) / codes.size
     p = p[p > 0]
@@ -125,12 +152,17 @@ def main(job) -> None:
     )
     vq, tae = vq.cpu(), tae.cpu()
     codes = {"imgcot": codes_of(vq, image_t), "text_ae": codes_of(tae, cot_ids)}
-    with torch.no_grad():
-        recon, _ = vq(image_t[: cfg["tokenizer"]["batch"]])
-        recon_mse = float(torch.mean((recon - image_t[: cfg["tokenizer"]["batch"]]) ** 2))
+    held = np.flatnonzero(table["split"].to_numpy() != "train")
+    image_err, image_base = image_errors(vq, image_t, images, train_rows, held)
+    text_err, text_base = text_errors(tae, cot_ids[held], cot_mask[held])
     tokenizers = {
-        "image_recon_mse": recon_mse,
-        "image_baseline_mse": float(np.mean((images - images.mean(0)) ** 2)),
+        "image_recon_mse": float(np.mean(image_err)),
+        "image_baseline_mse": float(np.mean(image_base)),
+        # per held-out problem: the learning checks of both tokenizers
+        "image_error": image_err.tolist(),
+        "image_mean_image_error": image_base.tolist(),
+        "text_nll": text_err.tolist(),
+        "text_other_codes_nll": text_base.tolist(),
         "perplexity": {k: perplexity(v, lat["codebook"]) for k, v in codes.items()},
         "codebook": lat["codebook"],
         "n_latent": lat["n_latent"],
@@ -143,8 +175,7 @@ def main(job) -> None:
     data = {}
     for method in METHODS:
         if method.startswith("l_imgcot"):
-            k = int(method.rsplit("k", 1)[1])
-            rule = "random" if "random" in method else "lowest_loglik"
+            k, rule = selection(method)
             kept[method] = select_steps(models["full_cot"], enc, k, rule, seed)
         data[method] = enc.sequences(method, codes, kept.get(method))
         ids, weight = data[method]

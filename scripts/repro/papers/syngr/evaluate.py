@@ -28,10 +28,15 @@ def benchmark_metrics(path: str, ks: list[int]) -> tuple[str, dict, dict]:
     out = {"users": int(runs["rank"].shape[2]), "seeds": runs["seeds"].tolist(), "variants": {}}
     for v, name in enumerate(runs["variants"].tolist()):
         per_seed = [scores(r, ks) for r in runs["rank"][v]]
-        out["variants"][name] = {key: [s[key] for s in per_seed] for key in per_seed[0]} | {
-            key: runs[key][v].tolist() for key in ("share_before", "share_after", "train_seconds")
-        }
+        out["variants"][name] = (
+            {key: [s[key] for s in per_seed] for key in per_seed[0]}
+            | {key: runs[key][v].tolist() for key in ("share_before", "share_after", "train_seconds")}
+            | {"user_rank": runs["rank"][v].tolist()}  # (seeds, users): the claims' paired per-user intervals
+        )
+        if "user_share_after" in runs:
+            out["variants"][name]["user_share_after"] = runs["user_share_after"][v].tolist()
     out["popularity"] = scores(runs["popularity_rank"], ks)
+    out["popularity_rank"] = runs["popularity_rank"].tolist()
     return Path(path).stem, out, {key: runs[key] for key in CHECKS}
 
 
@@ -51,6 +56,7 @@ def main(job) -> None:
         "id_collisions": int(np.max(np.concatenate(checks["collisions"]))),
         "masking_deviation": int(np.max(np.concatenate(checks["masking_deviation"]))),
     }
-    write_json(job.output.metrics, metrics)
     reported = load_reported(job.input.reported)
+    metrics["reported"] = {k: e["value"] for k, e in reported.items() if isinstance(e.get("value"), int | float)}
+    write_json(job.output.metrics, metrics)
     write_claims(job.output.claims, "syngr", evaluate_claims(CLAIMS, metrics, job.params.scale, reported))

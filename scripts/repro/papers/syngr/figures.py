@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from repro.papers.syngr.claims import per_user
 from repro.reporting.plotting import save, subplots
 from repro.workflow.io import read_json
 
@@ -17,6 +18,16 @@ LABELS = {
 }
 
 
+def interval(values: np.ndarray, statistic=np.mean, n: int = 500) -> tuple[float, float, float]:
+    """Statistic of per-user values (a tuple of arrays for a ratio) and its 95% bootstrap interval over users."""
+    arrays = values if isinstance(values, tuple) else (values,)
+    rng = np.random.default_rng(0)
+    point = float(statistic(*arrays))
+    draws = [statistic(*(a[idx] for a in arrays)) for idx in rng.integers(len(arrays[0]), size=(n, len(arrays[0])))]
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return point, float(low), float(high)
+
+
 def recall_figure(m: dict, path: str) -> None:
     benches = list(m["benchmarks"])
     fig, axes = subplots(1, 2, width=4.2)
@@ -24,41 +35,53 @@ def recall_figure(m: dict, path: str) -> None:
         for b, bench in enumerate(benches):
             variants = m["benchmarks"][bench]["variants"]
             width = 0.8 / (len(variants) + 1)
-            for v, (name, values) in enumerate(variants.items()):
-                x = np.asarray(values[metric], dtype=float)
+            columns = [
+                (name, per_user(np.asarray(v["user_rank"], dtype=float), metric)) for name, v in variants.items()
+            ]
+            columns.append(("popularity", per_user(np.asarray(m["benchmarks"][bench]["popularity_rank"]), metric)))
+            for v, (name, x) in enumerate(columns):
+                mean, low, high = interval(x)
                 ax.bar(
                     b + v * width,
-                    np.mean(x),
+                    mean,
                     width,
-                    yerr=np.std(x),
-                    color=f"C{list(LABELS).index(name)}",
-                    label=LABELS[name] if b == 0 or name not in m["benchmarks"][benches[0]]["variants"] else None,
+                    yerr=[[mean - low], [high - mean]],
+                    color="0.6" if name == "popularity" else f"C{list(LABELS).index(name)}",
+                    label=LABELS.get(name, name)
+                    if b == 0 or name not in m["benchmarks"][benches[0]]["variants"]
+                    else None,
                 )
-            ax.bar(
-                b + len(variants) * width,
-                m["benchmarks"][bench]["popularity"][metric],
-                width,
-                color="0.6",
-                label="popularity" if b == 0 else None,
-            )
         ax.set_xticks(np.arange(len(benches)) + 0.35, benches, rotation=15)
-        ax.set(ylabel=metric.upper())
+        ax.set(ylabel=f"{metric.upper()} (fraction of test users; 95% CI)")
     axes[0][0].legend(fontsize=6)
     save(fig, path)
 
 
 def synergy_gap_figure(m: dict, path: str) -> None:
-    fig, axes = subplots(1, 1, width=3.6)
+    fig, axes = subplots(1, 1, width=3.8)
     ax = axes[0][0]
     benches = [b for b in m["benchmarks"] if {"syngr", "concat"} <= set(m["benchmarks"][b]["variants"])]
     for i, bench in enumerate(benches):
         v = m["benchmarks"][bench]["variants"]
-        gaps = np.asarray(v["syngr"]["ndcg@10"], dtype=float) - np.asarray(v["concat"]["ndcg@10"], dtype=float)
-        ax.scatter(np.full(len(gaps), i), gaps, color="C0", s=14)
-        ax.plot([i - 0.2, i + 0.2], [np.mean(gaps)] * 2, color="C3")
+        ours = per_user(np.asarray(v["syngr"]["user_rank"], dtype=float), "ndcg@10")
+        base = per_user(np.asarray(v["concat"]["user_rank"], dtype=float), "ndcg@10")
+        gain, low, high = interval((ours, base), lambda a, b: 100.0 * (np.mean(a) / np.mean(b) - 1.0))
+        ax.errorbar(
+            [i],
+            [gain],
+            yerr=[[gain - low], [high - gain]],
+            fmt="o",
+            color="C0",
+            capsize=3,
+            label="SynGR vs concat (95% CI over users)" if i == 0 else None,
+        )
+    paper = m.get("reported", {}).get("avg_improvement_over_baselines")
+    if paper is not None:
+        ax.axhline(paper, color="C3", ls="--", lw=0.9, label=f"paper: +{paper:g} % (mean of 3 Amazon sets)")
     ax.axhline(0.0, color="0.5", lw=0.8)
     ax.set_xticks(range(len(benches)), benches, rotation=15)
-    ax.set(ylabel="NDCG@10 SynGR - concat")
+    ax.set(ylabel="NDCG@10 gain of SynGR over concat (%)")
+    ax.legend(fontsize=6)
     save(fig, path)
 
 
@@ -67,19 +90,21 @@ def attention_share_figure(m: dict, path: str) -> None:
     ax = axes[0][0]
     v = m["benchmarks"]["synthetic_on"]["variants"]
     for i, name in enumerate(n for n in ("concat", "syngr") if n in v):
-        for j, when in enumerate(("share_before", "share_after")):
-            x = np.asarray(v[name][when], dtype=float)
-            ax.bar(
-                i + 0.4 * j,
-                np.mean(x),
-                0.38,
-                yerr=np.std(x),
-                color=f"C{j}",
-                label=("before training", "after training")[j] if i == 0 else None,
-            )
-    ax.axhline(0.5, color="0.5", lw=0.8)
+        before = np.asarray(v[name]["share_before"], dtype=float)
+        after = np.mean(np.atleast_2d(np.asarray(v[name]["user_share_after"], dtype=float)), axis=0)
+        mean, low, high = interval(after)
+        ax.bar(i, np.mean(before), 0.38, color="C0", label="before training (mean)" if i == 0 else None)
+        ax.bar(
+            i + 0.4,
+            mean,
+            0.38,
+            yerr=[[mean - low], [high - mean]],
+            color="C1",
+            label="after training (95% CI over users)" if i == 0 else None,
+        )
+    ax.axhline(0.5, color="0.5", lw=0.8, label="even split")
     ax.set_xticks([0.2, 1.2], ["concat", "SynGR"])
-    ax.set(ylabel="attention share, 2nd modality")
+    ax.set(ylabel="attention share of the 2nd modality (fraction)")
     ax.legend(fontsize=7)
     save(fig, path)
 

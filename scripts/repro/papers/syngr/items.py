@@ -25,10 +25,11 @@ LICENCES = {
 def main(job) -> None:
     settings = job.params.settings
     model_dir = Path(job.input.text_model) / MODEL_DIR
-    records, licences = [], set()
+    records, licences, reports = [], set(), {}
+    root = Path(job.output.manifest).parent
     for name, spec in settings["real"].items():
         if spec["kind"] == "movielens":
-            data = read_movielens(job.input.movielens, settings["max_sequence"])
+            data = read_movielens(spec, getattr(job.input, "movielens", None), settings["max_sequence"])
         elif spec["kind"] == "amazon":
             data = read_amazon(spec, settings["max_sequence"])
         else:
@@ -37,7 +38,10 @@ def main(job) -> None:
         codes = benchmark.quantise(text, data.second, settings["codes"], settings["data_seed"])
         path = getattr(job.output, name)
         benchmark.write(path, text, data.second, data.sequences, codes)
-        records.append(file_record(path, Path(job.output.manifest).parent))
+        records.append(file_record(path, root))
+        user_files = [f["path"] for f in data.report["files"] if not _in_package(f["path"], job)]
+        records += [file_record(f, role="input") for f in user_files]
+        reports[name] = data.report
         licences.add(LICENCES[spec["kind"]])
     write_manifest(
         job.output.manifest,
@@ -46,4 +50,11 @@ def main(job) -> None:
         files=records,
         licence="; ".join(sorted(licences)),
         settings=settings,
+        details={"readers": reports},
     )
+
+
+def _in_package(path: str, job) -> bool:
+    """True for a file of the recbole package (recorded by the package-data manifest, not as user data)."""
+    package = getattr(job.input, "movielens", None)
+    return package is not None and Path(path).resolve().is_relative_to(Path(package).resolve())

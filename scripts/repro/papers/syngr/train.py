@@ -52,11 +52,16 @@ def build(tokens: Tokens, history: int, section: dict) -> Seq2Seq:
     return Seq2Seq(tokens.vocab, m["d"], m["heads"], m["layers"], m["ff"], history * p, t)
 
 
-def modality_share(model: Seq2Seq, src: torch.Tensor, modality: torch.Tensor) -> float:
-    """Share of the encoder's token importance that falls on the second modality block (mean over samples)."""
+def modality_shares(model: Seq2Seq, src: torch.Tensor, modality: torch.Tensor) -> np.ndarray:
+    """Per sample, the share of the encoder's token importance that falls on the second modality block."""
     with torch.no_grad():
         imp = importance(model, src) * (src != PAD)
-    return float(((imp * (modality == 1)).sum(1) / imp.sum(1).clamp_min(1e-12)).mean())
+    return ((imp * (modality == 1)).sum(1) / imp.sum(1).clamp_min(1e-12)).cpu().numpy()
+
+
+def modality_share(model: Seq2Seq, src: torch.Tensor, modality: torch.Tensor) -> float:
+    """Share of the encoder's token importance that falls on the second modality block (mean over samples)."""
+    return float(np.mean(modality_shares(model, src, modality)))
 
 
 def masking_deviation(model: Seq2Seq, src: torch.Tensor, modality: torch.Tensor, ratio: float) -> int:
@@ -126,6 +131,9 @@ def run_variant(
         else 0,
         "share_before": share_before,
         "share_after": modality_share(model, test_src, modality) if blocks > 1 else float("nan"),
+        "user_share_after": modality_shares(model, test_src, modality)
+        if blocks > 1
+        else np.full(len(test_src), np.nan),
         "loss": np.array([h["loss"] for h in result.history]),
         "seconds": time.perf_counter() - start,
     }
@@ -167,6 +175,7 @@ def main(job) -> None:
             train_seconds=np.array(out["seconds"]).reshape(shape),
             **{k: np.array(out[k]).reshape(shape) for k in ("invalid", "generated", "collisions", "masking_deviation")},
             **{k: np.array(out[k], dtype=float).reshape(shape) for k in ("share_before", "share_after")},
+            user_share_after=np.array(out["user_share_after"], dtype=float).reshape(*shape, -1),
         )
     for path in ckpt_dir.glob("*.pt"):
         path.unlink()

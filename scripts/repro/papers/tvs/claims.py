@@ -89,6 +89,7 @@ CLAIMS = [
         Test(">", 0.0),
         lambda m: rank_correlation(m, "strong"),
         reported="correlation",
+        rests_on=(),
     ),
     ClaimSpec(
         "tvs_correlates_weak_policy",
@@ -97,6 +98,7 @@ CLAIMS = [
         Test(">", 0.0),
         lambda m: rank_correlation(m, "weak"),
         reported="correlation",
+        rests_on=(),
     ),
     ClaimSpec(
         "tvs_beats_proxies",
@@ -106,6 +108,7 @@ CLAIMS = [
         Test(">", 0.0),
         margin_over_proxies,
         reported="correlation",
+        rests_on=(),
     ),
     ClaimSpec(
         "tvs_dsje_monotone",
@@ -114,6 +117,7 @@ CLAIMS = [
         Test(">=", 0.0),
         dsje_monotone,
         reported="applications",
+        rests_on=(),
     ),
     ClaimSpec(
         "tvs_flaw_detection",
@@ -123,6 +127,7 @@ CLAIMS = [
         Test(">", 0.5),
         flaw_auroc,
         reported="applications",
+        rests_on=(),
     ),
     ClaimSpec(
         "tvs_flaw_detection_target",
@@ -131,5 +136,6 @@ CLAIMS = [
         Test(">=", 0.8),
         lambda m: m["flaw_auroc"]["tvs"],
         reported="applications",
+        rests_on=(),
     ),
 ]

@@ -35,20 +35,26 @@ def generate_all(package: str, s: dict) -> dict:
 
 def main(job) -> None:
     s = job.params.settings
+    report, inputs = None, []
     if s["source"] == "generated":
         arrays = generate_all(job.input.package, s)
     else:
         from repro.papers.tvs.mocap import convert_files
 
-        arrays = convert_files(job.input.package, s)
+        arrays, report = convert_files(job.input.package, s)
+        inputs = [file_record(f, s["mocap"]["root"], role="input") for f in report.pop("inputs")]
     write_motions(job.output.motions, **arrays)
     root = Path(job.output.manifest).parent
+    keys = ("source", "clips", "frames", "fps", "motion_seed", "motion", "flaws", "timestep", "mocap")
     write_manifest(
         job.output.manifest,
         source="embedded" if s["source"] == "generated" else "local",
         producer="repro.papers.tvs.data",
-        files=[file_record(job.output.motions, root)],
-        licence="generated motions; humanoid model from dm-control 1.0.50 (Apache-2.0)",
-        settings={k: s[k] for k in ("source", "clips", "frames", "fps", "motion_seed", "motion", "flaws", "timestep")},
+        files=[file_record(job.output.motions, root)] + inputs,
+        licence="generated motions; humanoid model from dm-control 1.0.50 (Apache-2.0)"
+        if s["source"] == "generated"
+        else "AMASS / BVH files of the user (AMASS: non-commercial, per-subset licences); dm-control model Apache-2.0",
+        settings={k: s[k] for k in keys},
         packages=["mujoco"],
+        details={"mocap": report} if report else None,
     )

@@ -8,26 +8,33 @@ import numpy as np
 from repro.reporting.plotting import save, subplots
 from repro.workflow.io import read_json
 
+TVS_LABEL = "motion TVS (gear-normalised torque change per rad)"
+
 
 def correlation_figure(m: dict, path: str) -> None:
     fig, axes = subplots(1, 1, width=3.6)
     ax = axes[0][0]
     for name, p in m["policies"].items():
         ax.scatter(m["tvs"], p["mpjpe_mm"], label=f"{name} PD (rho = {p['spearman_tvs']:.2f})", s=14)
-    ax.set(xlabel="motion TVS", ylabel="tracking MPJPE (mm)", yscale="log", title="TVS vs imitation error")
+    ax.set(xlabel=TVS_LABEL, ylabel="tracking MPJPE (mm, log scale)", yscale="log", title="TVS vs imitation error")
     ax.legend()
     save(fig, path)
 
 
 def dsje_figure(m: dict, path: str) -> None:
-    fig, axes = subplots(1, len(m["policies"]), width=3.9)
+    fig, axes = subplots(1, len(m["policies"]), width=4.6)
     for ax, (name, p) in zip(axes[0], m["policies"].items(), strict=True):
         groups = ["legs", "spine", "arms"]
         bins = len(p["dsje"]["all"])
         for k, g in enumerate(groups):
             ax.bar(np.arange(bins) + (k - 1) * 0.27, p["dsje"][g], 0.27, label=g)
         ax.set_xticks(np.arange(bins), [f"T{b + 1}" for b in range(bins)])
-        ax.set(xlabel="TVS tercile", ylabel="mean body error (mm)", yscale="log", title=f"DSJE, {name} PD")
+        ax.set(
+            xlabel="TVS tercile (T1 easiest)",
+            ylabel="mean body error (mm, log scale)",
+            yscale="log",
+            title=f"DSJE, {name} PD",
+        )
     axes[0][0].legend()
     save(fig, path)
 
@@ -38,8 +45,13 @@ def mid_figure(m: dict, path: str) -> None:
     for name, p in m["policies"].items():
         edges = np.asarray(p["mid"]["edges"])
         ax.step(edges[1:], p["mid"]["success"], where="pre", label=f"{name} PD (MID = {p['mid']['mid']:.2f})")
-    ax.axhline(0.8, color="grey", ls="--")
-    ax.set(xlabel="TVS bin upper edge", ylabel="success rate", ylim=(-0.05, 1.05), title="Maximum Imitable Difficulty")
+    ax.axhline(0.8, color="grey", ls="--", label="success threshold 0.8")
+    ax.set(
+        xlabel="TVS bin upper edge (gear-normalised torque change per rad)",
+        ylabel="success rate (fraction of clips)",
+        ylim=(-0.05, 1.05),
+        title="Maximum Imitable Difficulty",
+    )
     ax.legend()
     save(fig, path)
 
@@ -60,8 +72,12 @@ def flaws_figure(m: dict, path: str) -> None:
     for key in ("tvs", "acceleration"):
         fpr, tpr = roc(labels, np.asarray(seg[key], dtype=float))
         ax.plot(fpr, tpr, label=f"{key} (AUROC {m['flaw_auroc'][key]:.2f})")
-    ax.plot([0, 1], [0, 1], color="grey", ls=":")
-    ax.set(xlabel="false positive rate", ylabel="true positive rate", title="flawed segment detection")
+    ax.plot([0, 1], [0, 1], color="grey", ls=":", label="chance")
+    ax.set(
+        xlabel="false positive rate (fraction of clean segments)",
+        ylabel="true positive rate (fraction of flawed segments)",
+        title="flawed segment detection",
+    )
     ax.legend()
     save(fig, path)
 

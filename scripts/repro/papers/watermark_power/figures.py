@@ -23,8 +23,11 @@ def power_figure(m: dict, path: str) -> None:
         err = np.array([[e - c["empirical"]["low"], c["empirical"]["high"] - e] for e, c in zip(emp, real)]).T
         label = f"SmolLM2, T = {real[0]['T']}"
         ax.errorbar([c["predicted"] for c in real], emp, yerr=err, fmt="s", ms=5, mfc="none", color="k", label=label)
-    ax.plot([0, 1], [0, 1], "k--", lw=0.8)
-    ax.set(xlabel="predicted power", ylabel="empirical power (95% CI)")
+    ax.plot([0, 1], [0, 1], "k--", lw=0.8, label="prediction = empirical")
+    ax.set(
+        xlabel="predicted power (fraction of sequences detected)",
+        ylabel="empirical power (fraction detected, 95% CI)",
+    )
     ax.legend()
     save(fig, path)
 
@@ -44,8 +47,11 @@ def distortion_figure(m: dict, path: str) -> None:
             label=f"gamma = {gamma:g}",
         )
     top = max(c["kl_empirical"] for c in m["cells"])
-    ax.plot([0, top], [0, top], "k--", lw=0.8)
-    ax.set(xlabel="predicted KL per token (calibration samples)", ylabel="empirical KL per token")
+    ax.plot([0, top], [0, top], "k--", lw=0.8, label="prediction = empirical")
+    ax.set(
+        xlabel="predicted KL per token (nats, calibration samples)",
+        ylabel="empirical KL per token (nats, watermarked)",
+    )
     ax.legend()
     save(fig, path)
 
@@ -72,10 +78,20 @@ def pareto_figure(m: dict, path: str) -> None:
                 s=80,
                 label=f"calibrated, KL <= {c['budget']:g}",
             )
-    for name, b in m["baselines"].items():
-        if b:
-            ax.scatter(b["kl_empirical"], b["empirical"]["rate"], marker="x", s=40, label=name)
-    ax.set(xscale="log", xlabel="empirical KL per token", ylabel=f"empirical power at T = {t}")
+    for k, h in enumerate(m.get("heuristics", [])):
+        if h["choice"] is None:
+            continue
+        start = (float(np.mean(h["heuristic_kl"])), h["heuristic_power"]["rate"])
+        end = (float(np.mean(h["choice_kl"])), h["choice_power"]["rate"])
+        g, d = h["heuristic"]
+        ax.scatter(*start, marker="x", s=40, color=("C4", "C7")[k % 2], label=f"{h['name']} ({g:g}, {d:g})")
+        ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "color": ("C4", "C7")[k % 2], "lw": 1.0})
+        ax.scatter(*end, marker="D", s=22, facecolor="none", color=("C4", "C7")[k % 2], label="calibrated at its power")
+    ax.set(
+        xscale="log",
+        xlabel="empirical KL per token (nats, log scale)",
+        ylabel=f"empirical power at T = {t} (fraction detected)",
+    )
     ax.legend(fontsize=6)
     save(fig, path)
 
