@@ -26,6 +26,7 @@ DOC_HEADINGS = [
     "## What we implement",
     "## Data",
     "## How to run",
+    "## Paper scale",
     "## Budget",
     "## Results",
 ]
