@@ -2,31 +2,58 @@
 
 for _slug, _stages in PAPER_STAGES.items():
     for _spec in [stage_rule(_slug, _st) for _st in _stages]:
+        # a stage eligible for between-workflow caching has no benchmark file (snakemake refuses both)
+        if _spec["benchmark"] is not None:
 
-        rule:
-            name:
-                _spec["name"]
-            input:
-                **_spec["input"],
-            output:
-                **_spec["output"],
-            log:
-                _spec["log"],
-            benchmark:
-                _spec["benchmark"]
-            wildcard_constraints:
-                **_spec["wildcard_constraints"],
-            cache: _spec["cache"]
-            localrule: _spec["localrule"]
-            conda:
-                _spec["conda"]
-            threads: _spec["threads"]
-            resources:
-                **_spec["resources"],
-            params:
-                **_spec["params"],
-            script:
-                ENTRY
+            rule:
+                name:
+                    _spec["name"]
+                input:
+                    **_spec["input"],
+                output:
+                    **_spec["output"],
+                log:
+                    _spec["log"],
+                benchmark:
+                    _spec["benchmark"]
+                wildcard_constraints:
+                    **_spec["wildcard_constraints"],
+                cache: _spec["cache"]
+                localrule: _spec["localrule"]
+                conda:
+                    _spec["conda"]
+                threads: _spec["threads"]
+                resources:
+                    **_spec["resources"],
+                params:
+                    **_spec["params"],
+                script:
+                    ENTRY
+
+        else:
+
+            rule:
+                name:
+                    _spec["name"]
+                input:
+                    **_spec["input"],
+                output:
+                    **_spec["output"],
+                log:
+                    _spec["log"],
+                wildcard_constraints:
+                    **_spec["wildcard_constraints"],
+                cache: _spec["cache"]
+                localrule: _spec["localrule"]
+                conda:
+                    _spec["conda"]
+                threads: _spec["threads"]
+                resources:
+                    **_spec["resources"],
+                params:
+                    **_spec["params"],
+                script:
+                    ENTRY
 
     rule:
         name:

@@ -84,13 +84,23 @@ def seed_epoch(seed: int, epoch: int) -> None:
 
 
 def _rng_state() -> dict:
-    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+    """The three generators' states as tensors and plain numbers, so a checkpoint loads with weights_only."""
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    version, internal, gauss = random.getstate()
+    return {
+        "torch": torch.get_rng_state(),
+        "numpy": {"kind": kind, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": int(pos),
+                  "has_gauss": int(has_gauss), "cached": float(cached)},  # fmt: skip
+        "python": [int(version), torch.tensor(internal, dtype=torch.int64), gauss],
+    }
 
 
 def _set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
-    random.setstate(state["python"])
+    n = state["numpy"]
+    np.random.set_state((n["kind"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
+    version, internal, gauss = state["python"]
+    random.setstate((version, tuple(int(v) for v in internal.tolist()), gauss))
 
 
 def fingerprint_of(settings: object, files: Iterable[str | os.PathLike] = ()) -> str:
@@ -158,7 +168,12 @@ def train(
     best_state = copy.deepcopy(model.state_dict())
     start, since_best = 0, 0
     ckpt = Path(checkpoint) if checkpoint else None
-    state = torch.load(ckpt, weights_only=False) if ckpt is not None and ckpt.exists() else None
+    state = None
+    if ckpt is not None and ckpt.exists():
+        try:
+            state = torch.load(ckpt, weights_only=True)  # tensors and plain data only, never arbitrary objects
+        except Exception as err:  # a checkpoint of an older format (pickled numpy state) cannot resume safely
+            log.info("ignoring checkpoint %s: not loadable with weights_only (%s)", ckpt, type(err).__name__)
     if state is not None and state.get("fingerprint") != fingerprint:
         log.info("ignoring checkpoint %s: it was written for other settings or code", ckpt)
         state = None
