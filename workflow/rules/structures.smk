@@ -19,11 +19,14 @@ rule structures_data:
         package_manifests=[
             f"data/packages/{p}/manifest.json" for p in STRUCTURES_PACKAGES
         ],
-        # the folder a user places: its absence is reported by the stage, naming the path
+        # the folder a user places (or the rehearsal's fixture rule writes): missing, it stops the DAG naming the key
         user_files=(
-            [STRUCTURES["local"]["root"]]
+            user_inputs(
+                {"local": STRUCTURES["local"]},
+                ("data", "structures"),
+                "docs/papers/geocoupling.md, section 'Paper scale'",
+            )
             if STRUCTURES["source"] == "local"
-            and Path(STRUCTURES["local"]["root"]).exists()
             else []
         ),
         code=code_closure("repro.data.structures.build"),
