@@ -1,6 +1,5 @@
 """AutoMat: physics-guided agentic STEM image to crystal reconstruction (ICML 2026 poster 63827)."""
 
-
 declare_paper(
     "automat",
     stage(
@@ -34,7 +33,7 @@ declare_paper(
             "claims": "results/automat/claims.json",
         },
         env="materials",
-        settings=["imaging", "verify", "matcher", "checks"],
+        settings=["imaging", "controller", "verify", "matcher", "checks"],
         reported=True,
     ),
     figures(

@@ -46,6 +46,21 @@ def ring_power(image: np.ndarray, a: float, theta: float, pixel: float) -> float
     return float(total)
 
 
+def ring_power_grid(image: np.ndarray, grid_a: np.ndarray, grid_t: np.ndarray, pixel: float) -> np.ndarray:
+    """:func:`ring_power` on every (a, theta) of a grid (len(grid_a), len(grid_t)), as one matrix product."""
+    n = image.shape[0]
+    coords = (np.arange(n) + 0.5) * pixel
+    g = 2 / (np.sqrt(3) * np.asarray(grid_a, float))
+    phi = np.asarray(grid_t, float)[:, None] + np.pi / 6 + np.arange(3)[None] * np.pi / 3  # (t, 3)
+    gx = (g[:, None, None] * np.cos(phi)[None]).ravel()  # (a * t * 3,)
+    gy = (g[:, None, None] * np.sin(phi)[None]).ravel()
+    ex = np.exp(-2j * np.pi * gx[:, None] * coords[None])  # (f, n)
+    ey = np.exp(-2j * np.pi * gy[:, None] * coords[None])
+    centred = image - image.mean()
+    values = np.sum((ey @ centred) * ex, axis=1)
+    return (np.abs(values) ** 2).reshape(len(grid_a), len(grid_t), 3).sum(axis=2)
+
+
 def lattice_hypotheses(
     image: np.ndarray, pixel: float, a_range: tuple[float, float]
 ) -> list[tuple[float, float, float]]:
@@ -53,7 +68,7 @@ def lattice_hypotheses(
     sqrt(3)-related rings of the best one are refined and kept as alternative hypotheses."""
     grid_a = np.linspace(*a_range, 24)
     grid_t = np.linspace(0, np.pi / 3, 10, endpoint=False)
-    scores = np.array([[ring_power(image, a, t, pixel) for t in grid_t] for a in grid_a])
+    scores = ring_power_grid(image, grid_a, grid_t, pixel)
     i, j = np.unravel_index(np.argmax(scores), scores.shape)
 
     def refine(a0: float, t0: float) -> tuple[float, float, float]:
@@ -136,7 +151,9 @@ def find_peaks(image: np.ndarray, pixel: float, min_distance: float, threshold: 
     offset[ok] = np.linalg.solve(hessian[ok], -coef[ok, 1:3, None])[..., 0]
     offset = np.where(np.abs(offset) <= 1.0, offset, 0.0)  # a poor fit keeps the pixel centre
     dx, dy = offset[:, 0], offset[:, 1]
-    log_peak = coef[:, 0] + coef[:, 1] * dx + coef[:, 2] * dy + coef[:, 3] * dx**2 + coef[:, 4] * dy**2 + coef[:, 5] * dx * dy
+    log_peak = (
+        coef[:, 0] + coef[:, 1] * dx + coef[:, 2] * dy + coef[:, 3] * dx**2 + coef[:, 4] * dy**2 + coef[:, 5] * dx * dy
+    )
     positions = np.column_stack([found[:, 1] + dx + 0.5, found[:, 0] + dy + 0.5]) * pixel
     return positions, np.exp(log_peak)
 
@@ -163,7 +180,9 @@ def cross_sections(
     return total / dose
 
 
-def gaussian_amplitudes(counts: np.ndarray, positions: np.ndarray, dose: float, pixel: float, sigma: float) -> np.ndarray:
+def gaussian_amplitudes(
+    counts: np.ndarray, positions: np.ndarray, dose: float, pixel: float, sigma: float
+) -> np.ndarray:
     """Cross-sections (Å^2) of the bright columns from a joint linear least-squares fit of Gaussian probes of
     width ``sigma`` and a flat background (pixels away from the border): the model subtracted before the
     second pass looks for the dim columns."""
@@ -178,8 +197,14 @@ def gaussian_amplitudes(counts: np.ndarray, positions: np.ndarray, dose: float, 
 
 
 def site_cross_sections(
-    counts: np.ndarray, cell: np.ndarray, origin: np.ndarray, basis: np.ndarray, dose: float, pixel: float,
-    sigma: float, background: float | None = None,
+    counts: np.ndarray,
+    cell: np.ndarray,
+    origin: np.ndarray,
+    basis: np.ndarray,
+    dose: float,
+    pixel: float,
+    sigma: float,
+    background: float | None = None,
 ) -> np.ndarray:
     """Cross-section (Å^2) of each basis site from a lattice-constrained fit: the image modelled as the background
     plus, per site, one Gaussian probe of width ``sigma`` on every column the lattice puts in or near the field,
@@ -217,7 +242,7 @@ def find_columns(
     grid = (np.arange(den.shape[0]) + 0.5) * pixel
     gx = np.exp(-((grid[None, :] - first[:, 0:1]) ** 2) / (2 * sigma**2))
     gy = np.exp(-((grid[None, :] - first[:, 1:2]) ** 2) / (2 * sigma**2))
-    model = np.einsum("k,ky,kx->yx", np.maximum(bright, 0), gy, gx) / (2 * np.pi * sigma**2) * dose * pixel**2
+    model = (np.maximum(bright, 0)[:, None] * gy).T @ gx / (2 * np.pi * sigma**2) * dose * pixel**2
     residual = den - model
     second, _ = find_peaks(residual, pixel, cfg["peak_distance"], cfg["residual_threshold"])
     if len(second):

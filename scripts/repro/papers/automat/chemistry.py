@@ -115,23 +115,44 @@ def _orders(size: int, groups: int) -> np.ndarray:
     return np.array(list(itertools.product(range(size), repeat=groups)), dtype=int).reshape(-1, groups)
 
 
+EXHAUSTIVE = 200_000  # combinations of column contents scored exhaustively; above, a pruned search
+
+
 def assignments(
     group_intensity: np.ndarray, vocabulary: list[Content], exponent: float, keep: int, scale: float | None
 ) -> list[tuple[tuple[Content, ...], float]]:
     """The ``keep`` best column contents per intensity group, ranked by the RMS log error of their predicted
     cross-sections (``scale`` Å^2 per unit of Z^exponent) to the measured ones, or, with ``scale`` None (an
-    uncalibrated detector), of the intensity ratios only; ties broken towards fewer atoms."""
+    uncalibrated detector), of the intensity ratios only; ties broken towards fewer atoms. Every combination
+    is scored when there are at most :data:`EXHAUSTIVE`; otherwise only the combinations of each group's
+    ``keep + 2`` best contents under each scale a (group, content) pair implies (:func:`_pruned_orders`)."""
     groups = len(group_intensity)
     measured = np.log(np.maximum(np.asarray(group_intensity, dtype=float), 1e-12))
     weights = np.log([c.weight(exponent) for c in vocabulary]) + (np.log(scale) if scale else 0.0)
     atoms = np.array([c.count for c in vocabulary])
-    order = _orders(len(vocabulary), groups)
+    if len(vocabulary) ** groups <= EXHAUSTIVE:
+        order = _orders(len(vocabulary), groups)
+    else:
+        order = _pruned_orders(measured, weights, keep + 2, scale is None)
     residual = measured[None] - weights[order]
     if scale is None:
         residual -= residual.mean(axis=1, keepdims=True)
     error = np.sqrt(np.mean(residual**2, axis=1)) + 1e-3 * atoms[order].sum(axis=1)
     best = np.argsort(error, kind="stable")[:keep]
     return [(tuple(vocabulary[j] for j in order[b]), float(error[b])) for b in best]
+
+
+def _pruned_orders(measured: np.ndarray, weights: np.ndarray, per_group: int, relative: bool) -> np.ndarray:
+    """Candidate combinations (m, groups) of vocabulary indices: under one log-scale offset the error is a sum over
+    groups, so the best combinations lie among each group's ``per_group`` best contents; the offsets tried are
+    0 (calibrated) or, uncalibrated, every offset that puts one group exactly on one content."""
+    offsets = (measured[:, None] - weights[None]).ravel() if relative else np.zeros(1)
+    index = _orders(per_group, len(measured))
+    found = []
+    for offset in offsets:
+        top = np.argsort((measured[:, None] - weights[None] - offset) ** 2, axis=1, kind="stable")[:, :per_group]
+        found.append(top[np.arange(len(measured))[None], index])
+    return np.unique(np.concatenate(found), axis=0)
 
 
 def structure_from_columns(vectors: np.ndarray, basis: np.ndarray, site_contents: list[Content]):

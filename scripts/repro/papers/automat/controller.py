@@ -54,7 +54,9 @@ class Hypothesis:
 
     def key(self) -> tuple:
         """What the MLIP energy depends on, to 0.5% in the cell: contents, sites and cell shape."""
-        params = np.round(np.log(np.concatenate([np.linalg.norm(self.cell, axis=1), [abs(np.linalg.det(self.cell))]])) / 0.005)
+        params = np.round(
+            np.log(np.concatenate([np.linalg.norm(self.cell, axis=1), [abs(np.linalg.det(self.cell))]])) / 0.005
+        )
         return tuple((c.z, c.count) for c in self.site_contents), tuple(np.round(self.basis.ravel(), 2)), tuple(params)
 
 

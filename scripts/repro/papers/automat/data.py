@@ -73,7 +73,10 @@ def main(job) -> None:
         origin = {"source": "stem2mat", "path": source["path"], "read": summary}
     else:
         arrays = simulate(gen, imaging)
-        origin = {"source": "embedded", "generator": "repro.papers.automat.data (incoherent HAADF model, Poisson noise)"}
+        origin = {
+            "source": "embedded",
+            "generator": "repro.papers.automat.data (incoherent HAADF model, Poisson noise)",
+        }
     arrays |= check_set(gen, imaging, int(settings["checks"]["images"]))
     with atomic_path(job.output.images) as tmp:
         np.savez_compressed(tmp, **arrays)

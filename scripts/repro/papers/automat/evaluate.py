@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from repro.papers.automat.analysis import find_peaks
+from repro.papers.automat.analysis import find_columns
 from repro.papers.automat.chemistry import in_plane_lattice
 from repro.papers.automat.claims import CLAIMS
 from repro.papers.automat.forward import ncc, render_structure, structure_columns, tile
@@ -25,6 +25,7 @@ from repro.reporting.registry import load_reported
 from repro.workflow.io import InputError, read_json, write_json
 
 METHODS = ("feed_forward", "closed_loop")
+NOISELESS = 1e6  # e/Å^2 of the peak-fit check's counts (no noise)
 
 
 def comparable(truth, reconstruction):
@@ -77,11 +78,11 @@ def match_rows(rec: pd.DataFrame, truth_cif: list[str], truth_energy: np.ndarray
     return pd.DataFrame(out)
 
 
-def forward_checks(z, imaging: dict, verify_cfg: dict) -> dict:
+def forward_checks(z, imaging: dict, controller_cfg: dict, verify_cfg: dict) -> dict:
     """On the simulated check truths: the generator re-renders each from its CIF (NCC with the stored image); the
-    Gaussian peak fit on the noiseless image recovers the interior columns (largest distance from a true column
-    to its nearest fitted peak, Å); the verification model's image of the same truth is not the generator's
-    (NCC between the two)."""
+    reconstruction's two-pass Gaussian column fit (:func:`repro.papers.automat.analysis.find_columns`) on the
+    noiseless image recovers the interior columns (largest distance from a true column to its nearest fitted
+    peak, Å); the verification model's image of the same truth (NCC with the generator's)."""
     from pymatgen.core import Structure
 
     extent = imaging["shape"] * imaging["pixel"]
@@ -91,7 +92,8 @@ def forward_checks(z, imaging: dict, verify_cfg: dict) -> dict:
         rerender.append(ncc(render_structure(structure, float(theta), shift, imaging), clean))
         vectors, frac, weights, numbers = structure_columns(structure, float(theta))
         pos, _ = tile(vectors, frac, weights, np.asarray(shift, float), extent)
-        fitted, _ = find_peaks(clean, imaging["pixel"], 0.8, 0.02)
+        counts = NOISELESS * imaging["pixel"] ** 2 * clean
+        fitted, _ = find_columns(counts, NOISELESS, imaging["pixel"], imaging["sigma"], controller_cfg)
         margin = 6 * imaging["pixel"]
         interior = pos[np.all((pos > margin) & (pos < extent - margin), axis=1)]
         if len(interior) and len(fitted):
@@ -118,20 +120,26 @@ def summarise(rows: pd.DataFrame) -> dict:
             "mean_retries": float(g["retries"].mean()),
             "verified": float(g["verified"].mean()),
         }
-    paired = main.pivot_table(index=["image", "dose"], columns="method", values=["match", "lattice_error", "energy_error"])
+    paired = main.pivot_table(
+        index=["image", "dose"], columns="method", values=["match", "lattice_error", "energy_error"]
+    )
     noiseless = rows[rows["method"] == "noiseless_check"]
     return {
         "by_method_dose": by,
         "doses": sorted(float(d) for d in main["dose"].unique()),
         "per_image": {
             "dose": [float(d) for d in paired.index.get_level_values("dose")],
-            **{f"{key}_{short}": paired[(key, method)].astype(float).tolist()
-               for key in ("match", "lattice_error", "energy_error")
-               for short, method in (("loop", "closed_loop"), ("ff", "feed_forward"))},
+            **{
+                f"{key}_{short}": paired[(key, method)].astype(float).tolist()
+                for key in ("match", "lattice_error", "energy_error")
+                for short, method in (("loop", "closed_loop"), ("ff", "feed_forward"))
+            },
         },  # fmt: skip
         "accuracy": {m: float(g["match"].mean()) for m, g in main.groupby("method")},
         "formation_mae": {m: float(g["energy_error"].mean()) for m, g in main.groupby("method")},
-        "formation_mae_matched": {m: float(g.loc[g["match"], "energy_error"].mean()) for m, g in main.groupby("method")},
+        "formation_mae_matched": {
+            m: float(g.loc[g["match"], "energy_error"].mean()) for m, g in main.groupby("method")
+        },
         "rmsd_matched": {m: float(g.loc[g["match"], "rmsd"].mean()) for m, g in main.groupby("method")},
         "noiseless_accuracy": float(noiseless["match"].mean()),
         "noiseless_images": int(len(noiseless)),
@@ -150,15 +158,23 @@ def main(job) -> None:
             raise InputError(job.input.images, "no check_* arrays (rerun the data stage)")
         truth_cif = [str(c) for c in z["truth_cif"]]
         check_cif = [str(c) for c in z["check_truth_cif"]]
-        checks = forward_checks(z, settings["imaging"], settings["verify"])
-    main_rows = match_rows(rec[rec["method"] != "noiseless_check"], truth_cif, np.asarray(energies["truth_formation"]), matcher)
-    check_rows = match_rows(rec[rec["method"] == "noiseless_check"], check_cif, np.full(len(check_cif), np.nan), matcher)
+        checks = forward_checks(z, settings["imaging"], settings["controller"], settings["verify"])
+    main_rows = match_rows(
+        rec[rec["method"] != "noiseless_check"], truth_cif, np.asarray(energies["truth_formation"]), matcher
+    )
+    check_rows = match_rows(
+        rec[rec["method"] == "noiseless_check"], check_cif, np.full(len(check_cif), np.nan), matcher
+    )
     rows = pd.concat([main_rows, check_rows], ignore_index=True)
-    metrics = summarise(rows) | checks | {
-        "bootstrap_resamples": settings["checks"]["bootstrap_resamples"],
-        "mlip": energies["model"],
-        "mlip_structures": energies["structures_evaluated"],
-    }
+    metrics = (
+        summarise(rows)
+        | checks
+        | {
+            "bootstrap_resamples": settings["checks"]["bootstrap_resamples"],
+            "mlip": energies["model"],
+            "mlip_structures": energies["structures_evaluated"],
+        }
+    )
     write_json(job.output.metrics, metrics)
     claims = evaluate_claims(CLAIMS, metrics, job.params.scale, load_reported(job.input.reported))
     write_claims(job.output.claims, "automat", claims)

@@ -52,7 +52,7 @@ def render(positions: np.ndarray, sections: np.ndarray, shape: int, pixel: float
     grid = (np.arange(shape) + 0.5) * pixel
     gx = np.exp(-((grid[None, :] - positions[:, 0:1]) ** 2) / (2 * sigma**2))
     gy = np.exp(-((grid[None, :] - positions[:, 1:2]) ** 2) / (2 * sigma**2))
-    return np.einsum("k,ky,kx->yx", sections, gy, gx) / (2 * np.pi * sigma**2)
+    return (sections[:, None] * gy).T @ gx / (2 * np.pi * sigma**2)
 
 
 def render_structure(structure, theta: float, shift: np.ndarray, cfg: dict) -> np.ndarray:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+BATCH = 32  # structures per CHGNet batch: memory flat in the number of hypotheses
+
 
 class MLIP:
     def __init__(self, model: str):
@@ -22,7 +24,7 @@ class MLIP:
         """Formation energy per atom (eV) of each structure, in one batch."""
         if not structures:
             return np.zeros(0)
-        predictions = self.model.predict_structure(structures, task="e", batch_size=len(structures))
+        predictions = self.model.predict_structure(structures, task="e", batch_size=BATCH)
         if isinstance(predictions, dict):
             predictions = [predictions]
         refs = [np.mean([self.reference[site.specie.Z - 1] for site in s]) for s in structures]

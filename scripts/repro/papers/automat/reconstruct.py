@@ -3,7 +3,8 @@ the noiseless check images; CIFs out.
 
 ``reconstructions.parquet``: one row per (image, dose, method) with the reconstruction's CIF, reduced formula,
 in-plane lattice (a, b, gamma), retries, whether it was verified, the denoising expert, the verification NCC,
-its lattice source and its MLIP formation energy. ``energies.json``: the MLIP's formation energy of every
+its lattice source, its MLIP formation energy, and the cell (2 x 2, Å, image frame) and origin (Å) it was
+found at in the image (a CIF keeps neither the in-plane orientation nor the shift). ``energies.json``: the MLIP's formation energy of every
 ground truth (the same MLIP scores reconstructions and truths).
 """
 
@@ -29,12 +30,14 @@ def row(image: int, dose: float, method: str, result: dict, energy) -> dict:
             "verified": bool(result["verified"]), "expert": int(result["expert"])}  # fmt: skip
     if h is None:
         return base | {"cif": None, "formula": None, "a": np.nan, "b": np.nan, "gamma": np.nan, "ncc": np.nan,
-                       "lattice_source": None, "grouping": None, "energy": np.nan}  # fmt: skip
+                       "lattice_source": None, "grouping": None, "energy": np.nan, "cell": None,
+                       "origin": None}  # fmt: skip
     structure = h.structure()
     a, b, gamma = in_plane_lattice(structure)
     return base | {"cif": cif_text(structure), "formula": structure.composition.reduced_formula, "a": a, "b": b,
                    "gamma": gamma, "ncc": float(h.ncc), "lattice_source": h.source, "grouping": h.grouping,
-                   "energy": float(energy(h))}  # fmt: skip
+                   "energy": float(energy(h)), "cell": h.cell.ravel().tolist(),
+                   "origin": h.origin.tolist()}  # fmt: skip
 
 
 def main(job) -> None:
@@ -54,11 +57,15 @@ def main(job) -> None:
     jobs, checks = [], []
     with threadpool_limits(1):  # many tiny matrix products: BLAS threads only add contention
         for i, k in zip(*np.nonzero(recorded)):
-            jobs.append((int(i), float(doses[k]), controller.prepare(noisy[i, k], float(doses[k]), imaging, cfg, verify_cfg)))
+            jobs.append(
+                (int(i), float(doses[k]), controller.prepare(noisy[i, k], float(doses[k]), imaging, cfg, verify_cfg))
+            )
             progress.update()
         for i, clean in enumerate(check_clean):
             counts = NOISELESS_DOSE * imaging["pixel"] ** 2 * (imaging["background"] + clean)
-            checks.append((i, controller.prepare(counts, NOISELESS_DOSE, imaging, cfg | {"max_retries": 0}, verify_cfg)))
+            checks.append(
+                (i, controller.prepare(counts, NOISELESS_DOSE, imaging, cfg | {"max_retries": 0}, verify_cfg))
+            )
             progress.update()
     mlip = MLIP(settings["mlip"]["model"])
     requests = {}

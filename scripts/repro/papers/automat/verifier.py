@@ -16,6 +16,8 @@ more complete model; its cost on this machine kind is in docs/papers/automat.md.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from repro.papers.automat.chemistry import Z_EXPONENT  # noqa: F401  (the generator's exponent, for comparison)
@@ -30,6 +32,13 @@ def wavelength(energy_kv: float) -> float:
 
 def probe_intensity(n: int, pixel: float, cfg: dict) -> np.ndarray:
     """(n, n) probe intensity centred on pixel (0, 0) (FFT order), unit sum."""
+    keys = ("energy_kv", "semiangle_mrad", "defocus", "cs_mm", "source_sigma")
+    return _probe_intensity(int(n), float(pixel), tuple(float(cfg[k]) for k in keys)).copy()
+
+
+@functools.lru_cache(maxsize=8)
+def _probe_intensity(n: int, pixel: float, params: tuple) -> np.ndarray:
+    cfg = dict(zip(("energy_kv", "semiangle_mrad", "defocus", "cs_mm", "source_sigma"), params))
     lam = wavelength(cfg["energy_kv"])
     k = np.fft.fftfreq(n, d=pixel)
     kx, ky = np.meshgrid(k, k)
@@ -51,7 +60,7 @@ def render_columns(positions: np.ndarray, numbers: list[tuple[int, ...]], shape:
     offset = shape * pixel / 2  # the field of view sits in the middle of the padded grid
     ex = np.exp(-2j * np.pi * np.outer(positions[:, 0] + offset - 0.5 * pixel, k))  # (m, n)
     ey = np.exp(-2j * np.pi * np.outer(positions[:, 1] + offset - 0.5 * pixel, k))
-    structure_factor = np.einsum("m,my,mx->yx", weights, ey, ex)
+    structure_factor = (weights[:, None] * ey).T @ ex
     kx, ky = np.meshgrid(k, k)
     thermal = np.exp(-2 * np.pi**2 * cfg["thermal_sigma"] ** 2 * (kx**2 + ky**2))
     probe = np.fft.fft2(probe_intensity(n, pixel, cfg))
