@@ -19,6 +19,10 @@ def test_reads_every_composition_at_its_own_dose_and_counts_samples_without_a_ci
     arrays, summary = read_stem2mat(tmp_path, SOURCE, IMAGING)
     assert summary["samples"] == len(SAMPLES) and summary["skipped"]["no_cif"] == 1
     assert summary["skipped_first"] == ["tier3/MoS2_2H_b_dose3000_sampling0.1.png"]
+    assert len(summary["files"]) == 2 * len(SAMPLES)  # every image and CIF read, with size and sha256
+    png = "tier1/img/NbSe2_2H_dose30000_sampling0.1.png"
+    assert summary["files"][png]["bytes"] == (tmp_path / png).stat().st_size
+    assert len(summary["files"][png]["sha256"]) == 64
     # no template library: compositions the embedded generator never makes are kept
     library = {f.split("-")[0] for f in FAMILIES}
     assert {"PtSe2", "NbSe2", "TiS2"} <= set(summary["compositions"])

@@ -8,7 +8,7 @@ pymatgen writes it back), its reduced formula and lattice constant, and the reco
 pipeline's pixel size, cropped to its field of view and scaled to the expected counts at the file's dose.
 Rotation and shift are not part of the labels (NaN). Images are recorded once, at one dose: ``noisy`` holds NaN
 at the other doses of the set, which the reconstruct stage skips. A sample without a CIF is counted and named
-(first ten) in the summary the manifest records.
+(first ten) in the summary the manifest records, with every file read (size in bytes and sha256).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from repro.workflow.io import InputError
+from repro.workflow.io import InputError, sha256
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
 DOSE = re.compile(r"dose[_-]?(\d+(?:\.\d+)?)", re.IGNORECASE)
@@ -107,5 +107,10 @@ def read_stem2mat(root: Path, source: dict, imaging: dict) -> tuple[dict, dict]:
         "compositions": sorted({s[2].composition.reduced_formula for s in samples}),
         "skipped": {"no_cif": len(no_cif)},
         "skipped_first": no_cif[:10],
+        "files": {
+            rel: {"bytes": (root / rel).stat().st_size, "sha256": sha256(root / rel)}
+            for s in samples
+            for rel in (f"{s[0]}/img/{s[1]}", f"{s[0]}/cif_file/{Path(s[1]).stem}.cif")
+        },
     }
     return arrays, summary
