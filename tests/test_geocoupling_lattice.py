@@ -1,20 +1,15 @@
-"""The exact HP-lattice benchmark: walk counts, symmetry reduction, energies, metrics, couplings, the GP search."""
+"""The exactly solved HP lattice of the search check: walk counts, symmetry reduction, energies, the exact
+factorised denoiser, couplings and the GP-EI search."""
 
 import numpy as np
 import pytest
 import yaml
-from scipy.spatial.distance import pdist
 
-from repro.papers.geocoupling.bo import propose
+from repro.papers.geocoupling import search_check
+from repro.papers.geocoupling.bo import propose, search
 from repro.papers.geocoupling.coupling import curve_defects, named
-from repro.papers.geocoupling.lattice import (
-    brute_force_energy,
-    canonical,
-    self_avoiding_turns,
-    sequence_bits,
-    solve,
-)
-from repro.papers.geocoupling.metrics import mean_pairwise_hamming, pair_codes, score_samples
+from repro.papers.geocoupling.data import lattice_arrays
+from repro.papers.geocoupling.lattice import brute_force_energy, canonical, self_avoiding_turns, solve
 
 
 @pytest.fixture(scope="module")
@@ -57,24 +52,51 @@ def test_mirror_and_clash_lookup(lattice10):
     assert lattice10.conformation_index(np.array([[0, 0, 0, 1, 1, 1, 1, 1]]))[0] == -1
 
 
-def test_hamming_matches_scipy():
-    bits = np.random.default_rng(0).integers(0, 2, (40, 10))
-    assert mean_pairwise_hamming(bits) == pytest.approx(pdist(bits, "hamming").mean())
+@pytest.fixture(scope="module")
+def lattice8():
+    return lattice_arrays({"residues": 8, "designable": -2})
 
 
-def test_scores_of_ground_states_and_of_clashes(lattice10):
-    seqs = np.flatnonzero(lattice10.e_min <= -3)[:20]
-    conf = np.argmax(lattice10.energy[seqs] == lattice10.e_min[seqs, None], axis=1)
-    args = (lattice10.energy, lattice10.e_min, lattice10.index_of_code)
-    train = pair_codes(seqs, conf, lattice10.energy.shape[1])
-    good = score_samples(sequence_bits(10, seqs), lattice10.turns[conf], *args, train, -3)
-    assert good["consistency"] == 1.0 and good["validity"] == 1.0 and good["novelty"] == 0.0
-    clash = np.tile([0, 0, 0, 1, 1, 1, 1, 1], (20, 1))
-    bad = score_samples(sequence_bits(10, seqs), clash, *args, train, -3)
-    assert bad["validity"] == 0.0 and bad["consistency"] == 0.0
-    worst = np.argmax(lattice10.energy[seqs], axis=1)
-    excited = score_samples(sequence_bits(10, seqs), lattice10.turns[worst], *args, train, -3)
-    assert excited["validity"] == 1.0 and excited["consistency"] == 0.0
+def test_ground_state_pairs_are_all_consistent_and_clashes_are_not(lattice8):
+    tokens, vocab = search_check.pair_tokens(lattice8)
+    assert len(tokens) == int(lattice8["degeneracy"][lattice8["e_min"] <= -2].sum()) and list(vocab) == [2] * 8 + [3] * 6
+    assert search_check.consistency(tokens, lattice8) == 1.0
+    clash = tokens.copy()
+    clash[:, 8:] = [0, 0, 0, 1, 1, 1]  # a square closes on itself
+    assert search_check.consistency(clash, lattice8) == 0.0
+
+
+def test_exact_denoiser_revealing_one_token_at_a_time_samples_the_training_pairs(lattice8):
+    tokens, vocab = search_check.pair_tokens(lattice8)
+    samples = search_check.sample_curve(tokens, vocab, 1.0, 300, 400, seed=0)
+    assert (samples >= 0).all()
+    assert search_check.consistency(samples, lattice8) > 0.97  # sequential reveals: an exact joint sample
+    every_step = search_check.sample_curve(tokens, vocab, 1.0, 300, 1, seed=0)
+    assert search_check.consistency(every_step, lattice8) < 0.8  # all tokens at once: independent marginals
+
+
+def test_search_check_finds_the_grid_optimum_and_names_its_numbers(lattice8):
+    cfg = {"samples": 200, "steps": 3, "grid": 7}
+    out = search_check.check(lattice8, cfg, {"alpha_range": [0.25, 4.0], "initial": [0.5, 2.0], "rounds": 1,
+                                             "per_round": 1}, 0)  # fmt: skip
+    assert len(out["grid_score"]) == 7 and len(out["search_score"]) == 3
+    assert out["picked_score"] == max(out["search_score"]) and out["grid_spread"] >= 0
+    best, se = out["grid_best_score"], np.sqrt(out["grid_best_score"] * (1 - out["grid_best_score"]) / 200)
+    assert out["shortfall_in_standard_errors"] == pytest.approx((best - out["picked_score"]) / se)
+
+
+def test_search_loop_scores_each_round_and_keeps_every_point():
+    calls = []
+
+    def evaluate(candidates, r):
+        calls.append((r, {s: list(v) for s, v in candidates.items()}))
+        return {s: [-((x - np.log(1.5)) ** 2) for x in v] for s, v in candidates.items()}
+
+    trace = search(evaluate, [0, 1], {"alpha_range": [0.25, 4.0], "initial": [0.5, 1.0, 2.0], "rounds": 2,
+                                      "per_round": 2})  # fmt: skip
+    assert [r for r, _ in calls] == [0, 1, 2] and trace["search_log_alpha"].shape == (2, 7)
+    assert trace["search_round"][0].tolist() == [0, 0, 0, 1, 1, 2, 2]
+    assert np.abs(trace["search_log_alpha"][0][np.argmax(trace["search_score"][0])] - np.log(1.5)) < 0.3
 
 
 @pytest.mark.parametrize("alpha", [0.25, 0.5, 1.0, 2.0, 4.0])

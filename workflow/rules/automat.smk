@@ -1,40 +1,25 @@
 """AutoMat: physics-guided agentic STEM image to crystal reconstruction (ICML 2026 poster 63827)."""
 
-AUTOMAT_SOURCE = paper_config("automat")["source"]
-
 declare_paper(
     "automat",
     stage(
         "data",
-        # the benchmark folder a user places: its absence is reported by the stage, naming the path
-        input=(
-            {"benchmark": AUTOMAT_SOURCE["path"]}
-            if AUTOMAT_SOURCE["kind"] == "stem2mat"
-            and Path(AUTOMAT_SOURCE["path"]).exists()
-            else {}
-        ),
         output={
             "images": "results/automat/data/images.npz",
             "manifest": "results/automat/data/manifest.json",
         },
         env="materials",
-        settings=["source", "imaging", "generate"],
-    ),
-    stage(
-        "mlip",
-        output={"energies": "results/automat/energies.json"},
-        env="chgnet",
-        settings=["generate", "mlip"],
+        settings=["source", "imaging", "generate", "checks"],
     ),
     stage(
         "reconstruct",
-        input={
-            "images": "results/automat/data/images.npz",
+        input={"images": "results/automat/data/images.npz"},
+        output={
+            "reconstructions": "results/automat/reconstructions.parquet",
             "energies": "results/automat/energies.json",
         },
-        output={"reconstructions": "results/automat/reconstructions.parquet"},
-        env="materials",
-        settings=["imaging", "denoise", "controller"],
+        env="chgnet",
+        settings=["imaging", "denoise", "controller", "verify", "mlip"],
     ),
     stage(
         "evaluate",
@@ -48,7 +33,7 @@ declare_paper(
             "claims": "results/automat/claims.json",
         },
         env="materials",
-        settings=["imaging", "matcher", "checks"],
+        settings=["imaging", "controller", "verify", "matcher", "checks"],
         reported=True,
     ),
     figures(
@@ -59,7 +44,7 @@ declare_paper(
             "reconstructions": "results/automat/reconstructions.parquet",
         },
         env="materials",
-        settings=["imaging", "denoise", "controller"],
+        settings=["imaging", "denoise", "controller", "verify"],
     ),
     manifests=["results/automat/data/manifest.json"],
 )

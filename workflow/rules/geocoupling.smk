@@ -1,28 +1,17 @@
 """GeoCoupling: learned temporal coupling between sequence and structure in co-design (arXiv 2606.01628)."""
 
-GEOCOUPLING = paper_config("geocoupling")
-GEOCOUPLING_CHAINS = (
-    {"chains": STRUCTURES_OUT["chains"]} if GEOCOUPLING["benchmark"] == "chains" else {}
-)
-
-
 declare_paper(
     "geocoupling",
     stage(
         "data",
-        input=GEOCOUPLING_CHAINS,
+        input={"chains": STRUCTURES_OUT["chains"]},
         output={
             "benchmark": "results/geocoupling/data/benchmark.npz",
+            "lattice": "results/geocoupling/data/lattice.npz",
             "manifest": "results/geocoupling/data/manifest.json",
         },
-        settings=[
-            "benchmark",
-            "residues",
-            "designable",
-            "val_fraction",
-            "data_seed",
-            "chains",
-        ],
+        env="md",
+        settings=["windows", "scores", "search_check"],
     ),
     stage(
         "train",
@@ -31,6 +20,7 @@ declare_paper(
         env="torch",
         seed=True,
         settings=[
+            "scores",
             "seeds",
             "jitter",
             "couplings",
@@ -41,11 +31,13 @@ declare_paper(
             "time_check_pairs",
         ],
         params={"checkpoints": "results/geocoupling/checkpoints"},
+        cache="omit-software",
     ),
     stage(
         "evaluate",
         input={
             "benchmark": "results/geocoupling/data/benchmark.npz",
+            "lattice": "results/geocoupling/data/lattice.npz",
             "runs": "results/geocoupling/runs.npz",
             "saw_counts": "resources/geocoupling/saw_counts.yaml",
         },
@@ -53,12 +45,24 @@ declare_paper(
             "metrics": "results/geocoupling/metrics.json",
             "claims": "results/geocoupling/claims.json",
         },
-        settings=["data_seed"],
+        env="md",
+        settings=[
+            "data_seed",
+            "scores",
+            "search",
+            "search_check",
+            "bootstrap_resamples",
+        ],
         reported=True,
     ),
     figures(
-        ["curves", "comparison", "search"],
-        input={"metrics": "results/geocoupling/metrics.json"},
+        ["curves", "comparison", "search", "samples"],
+        input={
+            "metrics": "results/geocoupling/metrics.json",
+            "benchmark": "results/geocoupling/data/benchmark.npz",
+            "runs": "results/geocoupling/runs.npz",
+        },
+        env="md",
     ),
     manifests=["results/geocoupling/data/manifest.json"],
 )

@@ -131,13 +131,17 @@ ANGLE = {"N-CA-C": np.deg2rad(111.2), "CA-C-N": np.deg2rad(116.2), "C-N-CA": np.
 
 
 def place_atom(a: np.ndarray, b: np.ndarray, c: np.ndarray, bond: float, angle: float, torsion: float) -> np.ndarray:
-    """Point d with |cd| = bond, angle bcd = angle and dihedral abcd = torsion (natural extension reference frame)."""
-    bc = (c - b) / np.linalg.norm(c - b)
+    """Point d with |cd| = bond, angle bcd = angle and dihedral abcd = torsion (natural extension reference frame).
+    Points may carry leading batch dimensions ``[..., 3]``; bond, angle and torsion broadcast against them."""
+    bc = (c - b) / np.linalg.norm(c - b, axis=-1, keepdims=True)
     n = np.cross(b - a, bc)
-    n /= np.linalg.norm(n)
+    n = n / np.linalg.norm(n, axis=-1, keepdims=True)
     m = np.stack([bc, np.cross(n, bc), n], axis=-1)
-    d2 = bond * np.array([-np.cos(angle), np.sin(angle) * np.cos(torsion), np.sin(angle) * np.sin(torsion)])
-    return c + m @ d2
+    angle, torsion = np.asarray(angle, np.float64), np.asarray(torsion, np.float64)
+    d2 = np.asarray(bond, np.float64)[..., None] * np.stack(
+        np.broadcast_arrays(-np.cos(angle), np.sin(angle) * np.cos(torsion), np.sin(angle) * np.sin(torsion)), -1
+    )
+    return c + np.einsum("...ij,...j->...i", m, d2)
 
 
 def build_backbone(phi: np.ndarray, psi: np.ndarray, omega: np.ndarray | float = np.pi) -> np.ndarray:
@@ -159,10 +163,12 @@ def build_backbone(phi: np.ndarray, psi: np.ndarray, omega: np.ndarray | float =
 
 
 def add_oxygens(backbone: np.ndarray) -> np.ndarray:
-    """``(L, 4, 3)`` N/CA/C/O: each carbonyl O placed in the peptide plane (C=O 1.23 Å, CA-C-O 120.5°,
-    N-CA-C-O = psi + 180°; the last residue, without a psi, takes psi = 0), for DSSP on backbone-only models."""
+    """``(..., L, 4, 3)`` N/CA/C/O from ``(..., L, 3, 3)`` N/CA/C: each carbonyl O placed in the peptide plane
+    (C=O 1.23 Å, CA-C-O 120.5°, N-CA-C-O = psi + 180°; the last residue, without a psi, takes psi = 0), for DSSP
+    on backbone-only models; leading batch dimensions are kept."""
     bb = np.asarray(backbone, np.float64)
-    _, psi = backbone_dihedrals(bb)
-    psi = np.nan_to_num(psi)
-    o = np.stack([place_atom(r[0], r[1], r[2], 1.23, np.deg2rad(120.5), p + np.pi) for r, p in zip(bb, psi)])
-    return np.concatenate([bb, o[:, None]], axis=1).astype(np.float32)
+    n, ca, c = bb[..., 0, :], bb[..., 1, :], bb[..., 2, :]
+    psi = np.zeros(bb.shape[:-2])
+    psi[..., :-1] = dihedral(n[..., :-1, :], ca[..., :-1, :], c[..., :-1, :], n[..., 1:, :])
+    o = place_atom(n, ca, c, 1.23, np.deg2rad(120.5), np.nan_to_num(psi) + np.pi)
+    return np.concatenate([bb, o[..., None, :]], axis=-2).astype(np.float32)

@@ -8,16 +8,27 @@ import numpy as np
 from repro.metrics.protein_geometry import add_oxygens
 
 
-def dssp_of_backbone(backbone: np.ndarray) -> str:
-    """mdtraj's three-class DSSP (H/E/C) of an N/CA/C backbone in Å; the carbonyl oxygens DSSP needs are placed
-    by :func:`repro.metrics.protein_geometry.add_oxygens`."""
-    atoms = add_oxygens(backbone)
+def _topology(residues: int) -> md.Topology:
     top = md.Topology()
     chain = top.add_chain()
-    for _ in range(len(atoms)):
+    for _ in range(residues):
         residue = top.add_residue("GLY", chain)
         for name in ("N", "CA", "C", "O"):
             top.add_atom(name, md.element.get_by_symbol(name[0]), residue)
-    traj = md.Trajectory(atoms.reshape(1, -1, 3) / 10.0, top)
-    codes = md.compute_dssp(traj, simplified=True)[0]
-    return "".join(c if c in ("H", "E") else "C" for c in codes)
+    return top
+
+
+def dssp_of_backbones(backbones: np.ndarray) -> np.ndarray:
+    """mdtraj's three-class DSSP, ``(n, L)`` array of 'H'/'E'/'C', of ``n`` N/CA/C backbones ``(n, L, 3, 3)`` in Å,
+    run as the frames of one trajectory; the carbonyl oxygens DSSP needs are placed by
+    :func:`repro.metrics.protein_geometry.add_oxygens`."""
+    atoms = add_oxygens(backbones)
+    n, length = atoms.shape[:2]
+    traj = md.Trajectory(atoms.reshape(n, -1, 3) / 10.0, _topology(length))
+    codes = md.compute_dssp(traj, simplified=True)
+    return np.where(np.isin(codes, ("H", "E")), codes, "C")
+
+
+def dssp_of_backbone(backbone: np.ndarray) -> str:
+    """mdtraj's three-class DSSP (H/E/C) of one N/CA/C backbone ``(L, 3, 3)`` in Å."""
+    return "".join(dssp_of_backbones(np.asarray(backbone)[None])[0])

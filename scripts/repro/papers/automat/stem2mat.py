@@ -3,11 +3,12 @@
 STEM2Mat's card lays the benchmark out as ``benchmark/tier{1,2,3}/{img,label,cif_file}/`` plus
 ``property.csv``: one STEM image per sample (PNG or TIFF) and its ground-truth CIF under the same file stem;
 file names encode dose (``dose30000``) and sampling (``sampling0.1``, Å/px). Each sample becomes one ground
-truth: the template of the library with the CIF's reduced formula (samples of other compositions are skipped
-and counted: the closed loop retrieves from that library), the CIF's lattice constant, and the recorded image
-resampled to the pipeline's pixel size, cropped to its field of view and scaled to the expected counts at the
-file's dose. Rotation and shift are not part of the labels (NaN). Images are recorded once, at one dose:
-``noisy`` holds NaN at the other doses of the set, which the reconstruct stage skips.
+truth, whatever its composition (the reconstruction retrieves from no template library): the CIF itself (as
+pymatgen writes it back), its reduced formula and lattice constant, and the recorded image resampled to the
+pipeline's pixel size, cropped to its field of view and scaled to the expected counts at the file's dose.
+Rotation and shift are not part of the labels (NaN). Images are recorded once, at one dose: ``noisy`` holds NaN
+at the other doses of the set, which the reconstruct stage skips. A sample without a CIF is counted and named
+(first ten) in the summary the manifest records, with every file read (size in bytes and sha256).
 """
 
 from __future__ import annotations
@@ -19,27 +20,21 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from repro.papers.automat.templates import LIBRARY, structure
-from repro.workflow.io import InputError
+from repro.workflow.io import InputError, sha256
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
 DOSE = re.compile(r"dose[_-]?(\d+(?:\.\d+)?)", re.IGNORECASE)
 SAMPLING = re.compile(r"sampling[_-]?(\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
-def template_for(cif: Path) -> tuple[str | None, float]:
-    """(library template with the CIF's reduced formula or None, the CIF's lattice constant a in Å)."""
+def read_cif(cif: Path):
+    """The CIF's structure (pymatgen), or an InputError naming the file."""
     from pymatgen.core import Structure
 
     try:
-        crystal = Structure.from_file(cif)
-    except (ValueError, KeyError, IndexError) as err:
+        return Structure.from_file(cif)
+    except (ValueError, KeyError, IndexError, AssertionError) as err:
         raise InputError(cif, f"not a readable CIF ({err})") from err
-    formula = crystal.composition.reduced_formula
-    for name, template in LIBRARY.items():
-        if structure(name, template.a).composition.reduced_formula == formula:
-            return name, float(crystal.lattice.a)
-    return None, float(crystal.lattice.a)
 
 
 def recorded_image(path: Path, sampling: float, imaging: dict) -> np.ndarray:
@@ -62,12 +57,14 @@ def recorded_image(path: Path, sampling: float, imaging: dict) -> np.ndarray:
     return image / peak
 
 
-def read_stem2mat(root: Path, source: dict, imaging: dict, names: list[str]) -> tuple[dict, dict]:
+def read_stem2mat(root: Path, source: dict, imaging: dict) -> tuple[dict, dict]:
     """(arrays in the data stage's layout, a summary of what was read and skipped) from a STEM2Mat folder."""
+    from pymatgen.io.cif import CifWriter
+
     root = Path(root)
     if not root.is_dir():
         raise InputError(root, "STEM2Mat benchmark folder not found (the dataset card's benchmark/ folder)")
-    samples, skipped = [], {"composition_not_in_library": 0, "no_cif": 0}
+    samples, no_cif = [], []
     for tier in source.get("tiers", ["tier1", "tier2", "tier3"]):
         folder = root / tier / "img"
         if not folder.is_dir():
@@ -75,35 +72,45 @@ def read_stem2mat(root: Path, source: dict, imaging: dict, names: list[str]) -> 
         for path in sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
             cif = root / tier / "cif_file" / f"{path.stem}.cif"
             if not cif.is_file():
-                skipped["no_cif"] += 1
+                no_cif.append(f"{tier}/{path.name}")
                 continue
             dose = DOSE.search(path.stem)
             if dose is None:
                 raise InputError(path, "file name gives no dose (expected e.g. 'dose30000')")
             sampling = SAMPLING.search(path.stem)
-            name, a = template_for(cif)
-            if name not in names:
-                skipped["composition_not_in_library"] += 1
-                continue
+            crystal = read_cif(cif)
             pixel_size = float(sampling.group(1)) if sampling else float(source["sampling"])
-            samples.append((tier, path.name, name, a, float(dose.group(1)), recorded_image(path, pixel_size, imaging)))
+            samples.append((tier, path.name, crystal, float(dose.group(1)), recorded_image(path, pixel_size, imaging)))
     if not samples:
-        raise InputError(root, f"no sample with a CIF of a library composition ({', '.join(names)}); skipped {skipped}")
-    doses = sorted({s[4] for s in samples})
+        raise InputError(root, f"no image with a CIF under the tiers {source.get('tiers')}; without CIF: {no_cif[:10]}")
+    doses = sorted({s[3] for s in samples})
     n = imaging["shape"]
     noisy = np.full((len(samples), len(doses), n, n), np.nan)
     for i, (*_, dose, image) in enumerate(samples):
-        counts = dose * imaging["pixel"] ** 2 * (imaging["background"] + image)
-        noisy[i, doses.index(dose)] = counts
+        # an uncalibrated image: its peak scaled to a nominal detected fraction of the beam
+        fraction = float(source.get("peak_fraction", 0.1)) * image
+        noisy[i, doses.index(dose)] = dose * imaging["pixel"] ** 2 * (imaging["background"] + fraction)
     arrays = {
-        "template": np.asarray([names.index(s[2]) for s in samples]),
-        "a": np.asarray([s[3] for s in samples]),
+        "truth_cif": np.asarray([str(CifWriter(s[2])) for s in samples]),
+        "family": np.asarray([s[2].composition.reduced_formula for s in samples]),
+        "a": np.asarray([float(s[2].lattice.a) for s in samples]),
         "theta": np.full(len(samples), np.nan),
         "shift": np.full((len(samples), 2), np.nan),
-        "clean": np.stack([s[5] for s in samples]),
+        "clean": float(source.get("peak_fraction", 0.1)) * np.stack([s[4] for s in samples]),
         "noisy": noisy,
         "doses": np.asarray(doses, float),
-        "names": np.asarray(names),
         "files": np.asarray([f"{s[0]}/{s[1]}" for s in samples]),
     }
-    return arrays, {"samples": len(samples), "doses": doses, "skipped": skipped}
+    summary = {
+        "samples": len(samples),
+        "doses": doses,
+        "compositions": sorted({s[2].composition.reduced_formula for s in samples}),
+        "skipped": {"no_cif": len(no_cif)},
+        "skipped_first": no_cif[:10],
+        "files": {
+            rel: {"bytes": (root / rel).stat().st_size, "sha256": sha256(root / rel)}
+            for s in samples
+            for rel in (f"{s[0]}/img/{s[1]}", f"{s[0]}/cif_file/{Path(s[1]).stem}.cif")
+        },
+    }
+    return arrays, summary

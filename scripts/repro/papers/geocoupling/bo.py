@@ -1,5 +1,5 @@
 """Outer loop of the bi-level search: a Gaussian-process surrogate of validation quality over log(alpha)
-with expected improvement, several proposals per round by the kriging-believer heuristic."""
+with expected improvement, several proposals per round by the kriging-believer heuristic, and the loop itself."""
 
 from __future__ import annotations
 
@@ -42,3 +42,30 @@ def propose(x: np.ndarray, y: np.ndarray, low: float, high: float, count: int, g
         xs.append(pick)
         ys.append(float(gp.predict(np.array([[pick]]))[0]))
     return chosen
+
+
+def search(evaluate, seeds: list[int], cfg: dict) -> dict[str, np.ndarray]:
+    """The outer loop per seed: score the initial alphas, then ``rounds`` rounds of ``per_round`` GP-EI proposals.
+
+    ``evaluate(candidates, round)`` gets {seed: [log alpha, ...]} and returns {seed: [score, ...]} (higher is
+    better); every seed's candidates of one round are scored in one call (the generator trains them as one
+    stack). Returns every evaluated log alpha, its score and its round, per seed (rows in ``seeds`` order).
+    """
+    low, high = np.log(cfg["alpha_range"][0]), np.log(cfg["alpha_range"][1])
+    xs: dict[int, list[float]] = {s: [] for s in seeds}
+    ys: dict[int, list[float]] = {s: [] for s in seeds}
+    rounds: dict[int, list[int]] = {s: [] for s in seeds}
+    candidates = {s: [float(np.log(a)) for a in cfg["initial"]] for s in seeds}
+    for r in range(int(cfg["rounds"]) + 1):
+        scores = evaluate(candidates, r)
+        for s in seeds:
+            xs[s] += candidates[s]
+            ys[s] += [float(v) for v in scores[s]]
+            rounds[s] += [r] * len(candidates[s])
+        if r < int(cfg["rounds"]):
+            candidates = {s: propose(np.array(xs[s]), np.array(ys[s]), low, high, int(cfg["per_round"])) for s in seeds}
+    return {
+        "search_log_alpha": np.array([xs[s] for s in seeds]),
+        "search_score": np.array([ys[s] for s in seeds]),
+        "search_round": np.array([rounds[s] for s in seeds]),
+    }

@@ -4,30 +4,32 @@ from __future__ import annotations
 
 import torch
 
-from repro.papers.geocoupling.model import CoDesigner, masked_loss, training_times
+from repro.papers.geocoupling.model import CoDesigner, loss, training_times
+from repro.papers.geocoupling.windows import AMINO, feature_size
 
 BATCH_SIZE = 256
 
 
 def build(section: dict, device):
-    """The stack of every (coupling, seed) member of ``section`` on ``device``, HP-lattice token shapes."""
+    """The final stack of every (coupling, seed) member of ``section`` on ``device``, window-shaped inputs."""
     members = len(section["couplings"]) * len(section["seeds"])
-    n = int(section["residues"])
-    model = CoDesigner(list(range(members)), n, 2, n - 2, 3, int(section["model"]["hidden"])).to(device)
+    width = int(section["windows"]["width"])
+    cfg = section["model"]
+    model = CoDesigner(list(range(members)), width, feature_size(width), int(cfg["hidden"]), int(cfg["depth"]))
+    model = model.to(device)
     alpha = torch.linspace(0.25, 4.0, members, device=device)
     random = torch.zeros(members, dtype=torch.bool, device=device)
     jitter = torch.full((members,), float(section["jitter"]), device=device)
 
     def make_batch(size: int):
         gen = torch.Generator(device=device).manual_seed(0)
-        seq = torch.randint(0, 2, (members, size, n), generator=gen, device=device)
-        struct = torch.randint(0, 3, (members, size, n - 2), generator=gen, device=device)
+        seq = torch.randint(0, len(AMINO), (members, size, width), generator=gen, device=device)
+        x = torch.randn(members, size, feature_size(width), generator=gen, device=device)
         _, t_struct, t_seq = training_times(alpha, random, jitter, size, gen)
-        return seq, struct, t_struct, t_seq
+        return seq, x, t_struct, t_seq
 
-    def loss(model: CoDesigner, batch) -> torch.Tensor:
-        seq, struct, t_struct, t_seq = batch
-        gen = torch.Generator(device=seq.device).manual_seed(1)
-        return masked_loss(model, seq, struct, t_struct, t_seq, gen).sum()
+    def step_loss(model: CoDesigner, batch) -> torch.Tensor:
+        seq, x, t_struct, t_seq = batch
+        return loss(model, seq, x, t_struct, t_seq, torch.Generator(device=seq.device).manual_seed(1)).sum()
 
-    return model, make_batch, loss
+    return model, make_batch, step_loss
