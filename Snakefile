@@ -15,10 +15,14 @@ configfile: "config/config.yaml"
 
 
 # Snakemake's YAML loader keeps the last of two equal keys silently: read every config file of the
-# run (the default above and each --configfile, which Snakemake deep-merges over it) strictly.
-check_config_files(workflow.configfiles)
-
-validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+# run (the default above and each --configfile, which Snakemake deep-merges over it) strictly, and
+# validate the merged config. A cluster job's snakemake (--mode remote) parses this file again with the
+# same config files and --config values, which the submitting process has checked: it skips both.
+if not workflow.remote_exec:
+    check_config_files(workflow.configfiles)
+    validate_config(
+        config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+    )
 
 PAPERS = enabled_papers(config)
 

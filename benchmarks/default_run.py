@@ -19,6 +19,14 @@ Every rule writes a ``benchmark:`` file (``results/benchmarks/<slug>/<stage>.tsv
   ``snakemake`` run that has nothing to do (its own start: parsing the 35-paper workflow, building the DAG,
   checking files), measured in the same run. The budget's wall is judged on net.
 
+- engine (with ``--run``): CPU seconds of the Snakemake process itself (its scheduler, file checks, job
+  bookkeeping and benchmark sampling threads; from its own getrusage at exit) against the CPU of the whole run
+  (every process the run started, from this script's getrusage of its waited-for children): the engine's
+  share of the run's CPU. "other" is what is neither the engine nor a stage's logged process (the scheduler's
+  ILP solver, a job whose log has no usage line). Stored in ``.snakemake/engine_usage.json`` of the run's
+  folder, so tabulating that folder later prints it again. ``--profile-engine FILE`` also samples the engine
+  with py-spy (``pip install py-spy``) into FILE (collapsed stacks; ``--top`` lists the heaviest frames).
+
 Where Slurm's client is installed but no controller answers, every ``snakemake`` start waits about 9 s in
 the Slurm executor plugin's import (it runs ``scontrol show config``); the script says so. Bring the test
 cluster up first (``cluster/up``), as CI does, to measure without that wait.
@@ -28,6 +36,7 @@ Usage:
     python benchmarks/default_run.py --workdir DIR        # ... of a run in DIR
     python benchmarks/default_run.py --run talda era5_data  # run these targets in a scratch copy, then tabulate
     python benchmarks/default_run.py --alone              # the data, then every paper alone, in a scratch copy
+    python benchmarks/default_run.py --run --profile-engine /tmp/engine.txt   # the default, engine sampled
 
 Budget per paper on the embedded default (issue 20): about 25 s wall, 40 CPU seconds, 2 GB; rows over it say so.
 """
@@ -36,8 +45,12 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import re
+import resource
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,6 +67,21 @@ BUDGET = {"wall": 25.0, "cpu": 40.0, "peak_mb": 2000.0}
 # Benchmark folders of the data sources, made once for every paper that reads them: no budget of their own.
 SHARED_GROUPS = ("data", "package_data")
 DONE = re.compile(r"(\S+) done in ([\d.]+) s")
+ENGINE_USAGE = Path(".snakemake") / "engine_usage.json"
+# `python -c ENGINE_WRAPPER USAGE_FILE ARGS...` is `snakemake ARGS...` that writes its own process's CPU seconds
+# (all its threads; not its children) to USAGE_FILE when it exits.
+ENGINE_WRAPPER = """
+import atexit, json, resource, sys
+usage_file = sys.argv.pop(1)
+def _write_usage():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    with open(usage_file, "w") as fh:
+        json.dump({"engine_cpu_s": u.ru_utime + u.ru_stime, "engine_peak_mb": u.ru_maxrss / 1024}, fh)
+atexit.register(_write_usage)
+sys.argv[0] = "snakemake"
+from snakemake.cli import main
+main()
+"""
 
 
 @dataclass
@@ -213,18 +241,97 @@ def print_table(costs: dict[str, Cost], alone: dict[str, float] | None = None) -
         )
 
 
-def run_targets(targets: list[str], cores: int) -> Path:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measured_snakemake(work: Path, args: list[str], profile: Path | None = None, timeout: int = 7200) -> dict:
+    """Run ``snakemake ARGS`` in ``work``; return its wall seconds, the engine's own CPU seconds and the CPU of
+    the whole run (the engine and everything it started), and store them in ``work/.snakemake/engine_usage.json``.
+
+    With ``profile``, py-spy samples the engine process (not its jobs) at 20 Hz into that file.
+    """
+    usage_file = work / ENGINE_USAGE
+    usage_file.parent.mkdir(parents=True, exist_ok=True)
+    usage_file.unlink(missing_ok=True)
+    load = os.getloadavg()[0]
+    before = _children_cpu()
+    start = time.perf_counter()
+    cmd = [sys.executable, "-c", ENGINE_WRAPPER, str(usage_file), *args]
+    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    spy = None
+    if profile is not None:
+        if shutil.which("py-spy") is None:
+            sys.exit("--profile-engine needs py-spy: pip install py-spy")
+        spy_cmd = ["py-spy", "record", "--pid", str(proc.pid), "--rate", "20", "--format", "raw", "-o", str(profile)]
+        spy = subprocess.Popen(spy_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    wall = time.perf_counter() - start
+    run_cpu = _children_cpu() - before  # before py-spy is waited for: its own CPU is not the run's
+    if spy is not None:
+        spy.wait(timeout=120)
+    if proc.returncode != 0:
+        raise SystemExit(f"snakemake {' '.join(args)} failed ({proc.returncode}):\n{out[-3000:]}\n{err[-6000:]}")
+    engine = json.loads(usage_file.read_text())
+    record = {
+        "args": args,
+        "wall_s": round(wall, 1),
+        "load_before": round(load, 2),
+        "load_after": round(os.getloadavg()[0], 2),
+        "run_cpu_s": round(run_cpu, 2),
+        "engine_cpu_s": round(engine["engine_cpu_s"], 2),
+        "engine_peak_mb": round(engine["engine_peak_mb"], 1),
+    }
+    usage_file.write_text(json.dumps(record, indent=1))
+    return record
+
+
+def engine_share(workdir: Path, costs: dict[str, Cost]) -> str | None:
+    """The line saying what share of a run's CPU the Snakemake process itself used (None: not measured)."""
+    path = workdir / ENGINE_USAGE
+    if not path.is_file():
+        return None
+    rec = json.loads(path.read_text())
+    run, engine = rec["run_cpu_s"], rec["engine_cpu_s"]
+    stages = sum(cost.cpu for cost in costs.values())
+    other = max(run - engine - stages, 0.0)
+    return (
+        f"engine (the snakemake process): {engine:.1f} CPU-s of {run:.1f} CPU-s for the whole run "
+        f"({100 * engine / max(run, 1e-9):.1f} %); stages {stages:.1f} CPU-s, other {other:.1f} CPU-s "
+        f"(solver, jobs without a usage line); {rec['wall_s']:.0f} s wall, peak {rec['engine_peak_mb']:.0f} MB; "
+        f"load {rec['load_before']:.1f} before, {rec['load_after']:.1f} after"
+    )
+
+
+def top_frames(profile: Path, n: int = 25) -> list[tuple[float, str]]:
+    """The heaviest frames of a py-spy raw profile: (share of samples that include the frame, frame)."""
+    total, inclusive = 0, defaultdict(int)
+    for line in profile.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        total += int(count)
+        for frame in set(stack.split(";")):
+            inclusive[frame] += int(count)
+    ranked = sorted(inclusive.items(), key=lambda kv: -kv[1])[:n]
+    return [(count / max(total, 1), frame) for frame, count in ranked]
+
+
+def run_targets(targets: list[str], cores: int, profile: Path | None = None) -> Path:
     """Run ``targets`` in a scratch copy of the workflow; return the copy (kept for inspection)."""
     sys.path.insert(0, str(REPO / "tests"))
-    from workflow_tools import copy_workflow, snakemake
+    from workflow_tools import copy_workflow
 
     work = copy_workflow(Path(tempfile.mkdtemp(prefix="default_run_")) / "wf")
-    load = os.getloadavg()
-    start = time.perf_counter()
-    snakemake(work, "--cores", str(cores), *targets, timeout=7200)
+    rec = measured_snakemake(work, ["--cores", str(cores), *targets], profile)
     print(
-        f"ran {' '.join(targets) or 'all'} in {work}: {time.perf_counter() - start:.1f} s wall on {cores} cores; "
-        f"load before {load[0]:.2f}, after {os.getloadavg()[0]:.2f}"
+        f"ran {' '.join(targets) or 'all'} in {work}: {rec['wall_s']:.1f} s wall on {cores} cores; "
+        f"load before {rec['load_before']:.2f}, after {rec['load_after']:.2f}"
     )
     return work
 
@@ -280,16 +387,29 @@ def main() -> None:
     parser.add_argument("--run", nargs="*", metavar="TARGET", help="run these targets (none: the default) first")
     parser.add_argument("--alone", action="store_true", help="run the data, then each paper by itself")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--profile-engine", type=Path, metavar="FILE", help="with --run: py-spy the engine into FILE")
+    parser.add_argument("--top", type=Path, metavar="FILE", help="list the heaviest frames of a py-spy raw profile")
     args = parser.parse_args()
+    if args.top:
+        for share, frame in top_frames(args.top):
+            print(f"{100 * share:5.1f} %  {frame}")
+        return
     alone: dict[str, float] = {}
     if args.alone:
         workdir, alone = run_alone(args.cores)
     else:
-        workdir = run_targets(args.run, args.cores) if args.run is not None else args.workdir
+        workdir = run_targets(args.run, args.cores, args.profile_engine) if args.run is not None else args.workdir
     costs = tabulate(workdir)
     if not costs:
         sys.exit(f"no benchmark files under {workdir / 'results' / 'benchmarks'}: run the workflow first")
     print_table(costs, alone)
+    share = engine_share(workdir, costs)
+    if share:
+        print(share)
+    if args.profile_engine:
+        print(f"heaviest frames of the engine ({args.profile_engine}):")
+        for share_, frame in top_frames(args.profile_engine, 15):
+            print(f"{100 * share_:5.1f} %  {frame}")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,10 @@
 
 Usage (cluster up: cluster/install && cluster/up):
     python benchmarks/slurm_walltime.py [TARGET ...] [--cores 2] [--init-seconds 5 40]
+    python benchmarks/slurm_walltime.py --parse 3      # only the parse each cluster job repeats, 3 times
+
+Each cluster job's Snakemake (--mode remote) parses the whole workflow again before its work: ``--parse N``
+times that parse N times (after one that records what later parses reuse) and prints wall and CPU seconds.
 
 Each run happens in a fresh copy of the checkout under a temporary folder. Prints one line per run:
 where it ran, the status-check setting, jobs, wall seconds, and the overhead against the local run.
@@ -12,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -28,6 +34,19 @@ def timed(root: Path, *args: str) -> tuple[float, str]:
     return time.monotonic() - start, proc.stdout + proc.stderr
 
 
+def parse_cost(root: Path, repeats: int) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of the parse a cluster job repeats: ``--mode remote --list-rules``."""
+    snakemake(root, "--mode", "remote", "--list-rules")  # the first parse records what later ones reuse
+    walls, cpus = [], []
+    for _ in range(repeats):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall, _ = timed(root, "--mode", "remote", "--list-rules")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        walls.append(wall)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=None)
@@ -39,7 +58,17 @@ def main() -> None:
         default=[5],
         help="values of --slurm-init-seconds-before-status-checks to compare",
     )
+    parser.add_argument("--parse", type=int, metavar="N", help="only time the per-job parse, N times")
     args = parser.parse_args()
+    if args.parse:
+        with tempfile.TemporaryDirectory() as tmp:
+            wall, cpu = parse_cost(copy_tree(Path(tmp) / "parse"), args.parse)
+        print(
+            f"per-job parse (snakemake --mode remote, {len(paper_rules())} papers): {wall:.1f} s wall, {cpu:.1f} CPU-s"
+        )
+        if cluster_problem():
+            print("  (no Slurm controller answers: the wall includes the Slurm plugin's wait in scontrol)")
+        return
     targets = args.targets or paper_rules()
     problem = cluster_problem()
     with tempfile.TemporaryDirectory() as tmp:

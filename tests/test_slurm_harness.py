@@ -75,14 +75,15 @@ def _pairs(text: str) -> dict[str, str]:
 
 
 def parse_dry_run(text: str) -> list[PlannedJob]:
-    """Jobs listed by ``snakemake -n`` (its per-job blocks: ``rule X:``, ``output:``, ``resources:``)."""
+    """Jobs listed by ``snakemake -n`` (its per-job blocks: ``rule X:``, ``output:``, ``resources:``; a job of
+    a group job is listed in the group's block, indented four more spaces)."""
     jobs: list[PlannedJob] = []
     for line in text.splitlines():
-        head = re.match(r"^(?:local)?(?:rule|checkpoint) (\w+):$", line)
+        head = re.match(r"^(?: {4})?(?:local)?(?:rule|checkpoint) (\w+):$", line)
         if head:
             jobs.append(PlannedJob(head.group(1)))
             continue
-        field_ = re.match(r"^\s{4}(\w+): (.*)$", line)
+        field_ = re.match(r"^ {4}(?: {4})?(\w+): (.*)$", line)
         if not field_ or not jobs:
             continue
         name, value = field_.groups()

@@ -20,7 +20,10 @@ from repro.workflow.code_closure import import_closure, imported_modules
 from repro.workflow.config import load_config
 from repro.workflow.stages import (
     DEFAULT_RESOURCES,
+    SMALL_STAGE,
     check_gpu_env,
+    cluster_groups,
+    is_small,
     job_groups,
     select_settings,
     stage_name,
@@ -253,3 +256,56 @@ def test_relative_import_from_a_subpackage(mini):
 def test_closure_of_a_missing_entry_names_it(mini):
     with pytest.raises(ModuleNotFoundError, match="repro.papers.demo.nope"):
         import_closure("repro.papers.demo.nope", mini)
+
+
+def test_small_stages_share_a_cluster_job_per_phase_and_heavy_stages_keep_their_own():
+    # prepare -> train (heavy) -> evaluate, which also reads prepare's split; figures after evaluate;
+    # a second heavy stage on a wildcard output, read through a callable input by `summary`.
+    outputs = {
+        "prepare": ["results/p/split.npz"],
+        "train": ["results/p/model.pt"],
+        "evaluate": ["results/p/claims.json"],
+        "figures": ["results/p/figures/a.png"],
+        "sweep": ["results/p/sweep/{run}.npz"],
+        "summary": ["results/p/summary.json"],
+    }
+    inputs = {
+        "prepare": [".snakemake/repro-code/x.txt"],
+        "train": ["results/p/split.npz"],
+        "evaluate": ["results/p/model.pt", "results/p/split.npz"],
+        "figures": ["results/p/claims.json"],
+        "sweep": ["results/p/split.npz"],
+        "summary": [lambda wc: ["results/p/sweep/a.npz"]],
+    }
+    small = {"prepare": True, "train": False, "evaluate": True, "figures": True, "sweep": False, "summary": True}
+    groups = cluster_groups("my-paper", outputs, inputs, small)
+    assert groups["train"] is None and groups["sweep"] is None, "heavy stages are their own jobs"
+    assert groups["prepare"] == "my_paper_small0"
+    assert groups["evaluate"] == groups["figures"] == "my_paper_small1", "after one heavy stage: the next phase"
+    # a callable input may read any stage declared before it: after every heavy stage among them
+    assert groups["summary"] == "my_paper_small1"
+    # no path leaves a group and enters it again
+    phase = {name: int(g[-1]) for name, g in groups.items() if g}
+    assert all(phase[a] <= phase[b] for a, b in [("prepare", "evaluate"), ("evaluate", "figures")])
+
+
+def test_a_stage_is_small_within_the_configured_bounds_and_never_with_a_gpu():
+    limits = {"threads": 1, "mem_mb": 4000, "runtime": 30}
+    assert is_small({}, limits)
+    assert not is_small({"threads": 2}, limits)
+    assert not is_small({"mem_mb": 8000}, limits)
+    assert not is_small({"runtime": 120}, limits)
+    assert not is_small({"gpu": 1}, {"threads": 8, "mem_mb": 10**6, "runtime": 10**4})
+
+
+def test_small_stages_share_their_papers_cluster_jobs_and_heavy_ones_do_not(scale):
+    name, _, rules, stages, _ = scale
+    files = [a for a in SCALES[name] if a != "--configfile"]
+    limits = SMALL_STAGE | load_config(*files).get("cluster", {}).get("small_stage", {})
+    for rule, (slug, st) in stages.items():
+        small = is_small(_expected(slug, st.resources or st.name, files), limits) and not st.cache
+        group = rules[rule]._group  # as declared (Rule.group is None outside cluster runs and dry-runs)
+        if small and not st.localrule:
+            assert group and group.startswith(f"{slug.replace('-', '_')}_small"), f"{name}: {rule} has group {group}"
+        else:
+            assert group is None, f"{name}: {rule} is heavy, cached or local but in group {group}"

@@ -21,7 +21,10 @@ from repro.workflow.stages import (
     DEFAULT_RESOURCES,
     WORKFLOW_KEYS,
     Stage,
+    SMALL_STAGE,
     check_gpu_env,
+    cluster_groups,
+    is_small,
     job_groups,
     stage_name,
     select_settings as _select,
@@ -179,7 +182,55 @@ def stage_rule(slug, st):
         "localrule": st.localrule,
         "wildcard_constraints": st.constraints,
         "cache": cache,
+        "group": stage_group(slug, st),
     }
+
+
+def _stage_outputs(slug, st):
+    if st.name == "figures":
+        return [f"results/{slug}/figures/{n}.png" for n in st.output["names"]]
+    return [str(p) for p in st.output.values()]
+
+
+def _flat(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+_PAPER_GROUPS = {}
+
+
+def stage_group(slug, st):
+    """The cluster job a stage shares (repro.workflow.stages.cluster_groups; None: a job of its own).
+
+    Config ``cluster.group_small_stages`` switches grouping on, ``cluster.small_stage`` bounds the threads,
+    mem_mb and runtime of a stage that shares its paper's job (a GPU stage never does). Local runs ignore
+    groups; under ``--profile slurm`` each group is one Slurm job asking the largest threads and memory of
+    its stages and the sum of their runtimes."""
+    cluster = config.get("cluster", {})
+    if not cluster.get("group_small_stages", True) or st.localrule:
+        return None
+    if slug not in _PAPER_GROUPS:
+        section = paper_config(slug)
+        limits = SMALL_STAGE | cluster.get("small_stage", {})
+        stages = [s for s in PAPER_STAGES[slug] if not s.localrule]
+        _PAPER_GROUPS[slug] = cluster_groups(
+            slug,
+            {s.name: _stage_outputs(slug, s) for s in stages},
+            {s.name: list(_flat(s.input.values())) for s in stages},
+            {
+                s.name: is_small(
+                    section.get("resources", {}).get(s.resources or s.name, {}),
+                    limits,
+                )
+                and not s.cache
+                for s in stages
+            },
+        )
+    return _PAPER_GROUPS[slug][st.name]
 
 
 def paper_figures(slug):
@@ -197,12 +248,7 @@ def paper_targets(slug):
     """Files the target of a paper asks for: every stage output without wildcards, and provenance."""
     files = [f"results/{slug}/provenance.json"]
     for st in PAPER_STAGES.get(slug, []):
-        outputs = (
-            [f"results/{slug}/figures/{n}.png" for n in st.output["names"]]
-            if st.name == "figures"
-            else list(st.output.values())
-        )
-        files += [str(p) for p in outputs if not _wildcards([p])]
+        files += [p for p in _stage_outputs(slug, st) if not _wildcards([p])]
     return files
 
 

@@ -18,6 +18,8 @@ for _slug, _stages in PAPER_STAGES.items():
                 wildcard_constraints:
                     **_spec["wildcard_constraints"],
                 cache: _spec["cache"]
+                group:
+                    _spec["group"]
                 localrule: _spec["localrule"]
                 conda:
                     _spec["conda"]
@@ -45,6 +47,8 @@ for _slug, _stages in PAPER_STAGES.items():
                 wildcard_constraints:
                     **_spec["wildcard_constraints"],
                 cache: _spec["cache"]
+                group:
+                    _spec["group"]
                 localrule: _spec["localrule"]
                 conda:
                     _spec["conda"]

@@ -11,13 +11,16 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
 import os
+import time
 from pathlib import Path
 
 PACKAGE = "repro"
 SCRIPTS = Path(__file__).resolve().parents[2]
 
 
+@functools.cache
 def module_file(module: str, scripts: Path = SCRIPTS) -> Path | None:
     """Source file of a ``repro`` module or package, or None when it is not one of ours."""
     base = scripts.joinpath(*module.split("."))
@@ -32,9 +35,9 @@ def _package_of(path: Path, scripts: Path) -> list[str]:
     return parts[:-1] if parts[-1] != "__init__" else parts[:-1]
 
 
-def imported_modules(path: Path, scripts: Path = SCRIPTS) -> set[str]:
+def imported_modules(path: Path, scripts: Path = SCRIPTS, source: bytes | None = None) -> set[str]:
     """Dotted names of the repro modules ``path`` imports (``from a import b`` also yields ``a.b``)."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = ast.parse(path.read_bytes() if source is None else source, filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -51,10 +54,55 @@ def imported_modules(path: Path, scripts: Path = SCRIPTS) -> set[str]:
     return {m for m in found if m == PACKAGE or m.startswith(PACKAGE + ".")}
 
 
+# What a parse of the workflow learnt about each source file, kept between parses in FACTS_FILE (under the
+# stamps' folder): {path: [mtime_ns, size, sha256, imported repro modules]}. Reading ~460 files with ast is most
+# of a parse's CPU otherwise (4 of 6 CPU-s here), and every cluster job parses the workflow twice. An entry is
+# used only while the file's mtime and size are those recorded; a file changed within FRESH_S of the parse
+# that records it is not recorded (its mtime could repeat with other bytes), so it is read again next time.
+FACTS_FILE = "closure-facts.json"
+FRESH_S = 2.0
+_known: dict[str, list] = {}
+_recorded: dict[str, list] = {}
+
+
+def load_facts(folder: Path) -> None:
+    """Read the facts an earlier parse recorded in ``folder`` (nothing when there are none, or unreadable)."""
+    try:
+        _known.update(json.loads((folder / FACTS_FILE).read_text()))
+    except (OSError, ValueError):
+        pass
+
+
+def save_facts(folder: Path) -> None:
+    """Record what this process learnt, when that is anything new (atomically: parses run concurrently)."""
+    if not _recorded:
+        return
+    _known.update(_recorded)
+    _recorded.clear()
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{FACTS_FILE}.{os.getpid()}"
+    tmp.write_text(json.dumps(_known, separators=(",", ":")))
+    os.replace(tmp, folder / FACTS_FILE)
+
+
 @functools.cache
+def _facts(path: Path, scripts: Path) -> tuple[int, str, frozenset[str]]:
+    """(mtime_ns, sha256, imported repro modules) of one source file, once per process."""
+    st = path.stat()
+    known = _known.get(str(path))
+    if known and known[0] == st.st_mtime_ns and known[1] == st.st_size:
+        return known[0], known[2], frozenset(known[3])
+    source = path.read_bytes()
+    digest = hashlib.sha256(source).hexdigest()
+    imports = frozenset(imported_modules(path, scripts, source))
+    if time.time_ns() - st.st_mtime_ns > FRESH_S * 1e9:
+        _recorded[str(path)] = [st.st_mtime_ns, st.st_size, digest, sorted(imports)]
+    return st.st_mtime_ns, digest, imports
+
+
 def _imports(path: Path, scripts: Path) -> frozenset[str]:
-    """:func:`imported_modules`, parsed once per file per process (every stage's closure shares repro's core)."""
-    return frozenset(imported_modules(path, scripts))
+    """:func:`imported_modules`, parsed once per file (every stage's closure shares repro's core)."""
+    return _facts(path, scripts)[2]
 
 
 def _with_parents(module: str) -> list[str]:
@@ -82,11 +130,6 @@ def import_closure(entry: str, scripts: Path = SCRIPTS) -> tuple[Path, ...]:
 STAMPS = Path(".snakemake/repro-code")
 
 
-@functools.cache
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def code_stamp(entry: str, scripts: Path = SCRIPTS, folder: Path = STAMPS) -> str:
     """One file standing for the import closure of ``entry``: the closure's paths and sha256s, with the
     modification time of its newest file. A rule lists this one file as its code input instead of every
@@ -99,10 +142,13 @@ def code_stamp(entry: str, scripts: Path = SCRIPTS, folder: Path = STAMPS) -> st
     small files. Written only when its content or time differs, so parsing the workflow again (every
     cluster job does) changes nothing.
     """
+    if not _known:
+        load_facts(folder)
     files = import_closure(entry, scripts)
     root = scripts.parent
-    text = "".join(f"{f.relative_to(root)} {_digest(f)}\n" for f in files)
-    newest = max(f.stat().st_mtime_ns for f in files)
+    text = "".join(f"{f.relative_to(root)} {_facts(f, scripts)[1]}\n" for f in files)
+    newest = max(_facts(f, scripts)[0] for f in files)
+    save_facts(folder)
     stamp = folder / f"{entry}.txt"
     if not stamp.is_file() or stamp.read_text() != text:
         folder.mkdir(parents=True, exist_ok=True)

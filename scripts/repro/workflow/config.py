@@ -28,7 +28,12 @@ class ConfigError(ValueError):
     """The config does not match the schema, or a config file sets a key twice."""
 
 
-class _StrictLoader(yaml.SafeLoader):
+# libyaml's loader where PyYAML has it: the schemas and config files are read at every parse of the workflow
+# (35 papers: 70 schema files), and every cluster job parses it again.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StrictLoader(_LOADER):
     """A safe loader that refuses a mapping holding the same key twice."""
 
     path = "<config>"
@@ -96,10 +101,6 @@ def check_config_files(paths) -> None:
         load_strict(path)
 
 
-# libyaml's loader where PyYAML has it: the schemas are read at every DAG build (35 papers: 70 files).
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _registry(schema_dir: Path) -> Registry:
     # cached: the registry asks again for a schema at every reference to it (once per paper for defs)
     @functools.cache
@@ -119,7 +120,7 @@ def _where(error) -> str:
 def validate_config(config: dict[str, Any], schema_file: str | os.PathLike) -> None:
     """Raise :class:`ConfigError` listing every violation of the schema in ``config``."""
     schema_file = Path(schema_file)
-    schema = yaml.safe_load(schema_file.read_text())
+    schema = yaml.load(schema_file.read_text(), Loader=_LOADER)
     validator = Draft202012Validator(schema, registry=_registry(schema_file.parent))
     try:
         errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))

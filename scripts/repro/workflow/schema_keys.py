@@ -30,9 +30,18 @@ SCHEMA_DIR = Path(__file__).resolve().parents[3] / "workflow" / "schemas"
 _COMBINERS = ("allOf", "anyOf", "oneOf", "then", "else")
 
 
+# libyaml's loader where PyYAML has it: every parse of the workflow reads the schemas (35 papers: 70 files).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 @functools.cache
 def _load(path: Path) -> dict[str, Any]:
-    return yaml.safe_load(path.read_text())
+    return yaml.load(path.read_text(), Loader=_LOADER)
+
+
+@functools.cache
+def _ref_file(base: Path, file_part: str) -> Path:
+    return (base.parent / file_part).resolve()
 
 
 def _resolve(node: Mapping[str, Any], base: Path) -> list[tuple[dict[str, Any], Path]]:
@@ -41,7 +50,7 @@ def _resolve(node: Mapping[str, Any], base: Path) -> list[tuple[dict[str, Any], 
     ref = node.get("$ref")
     if ref:
         file_part, _, pointer = ref.partition("#")
-        target_file = (base.parent / file_part).resolve() if file_part else base
+        target_file = _ref_file(base, file_part) if file_part else base
         target: Any = _load(target_file)
         for part in filter(None, pointer.split("/")):
             target = target[part]
@@ -71,17 +80,24 @@ def _children(nodes: list[tuple[dict[str, Any], Path]], key: str | int) -> list[
     return found
 
 
+def _own(nodes: list[tuple[dict[str, Any], Path]]) -> dict[str, Any]:
+    return {k: v for node, _ in nodes for k, v in node.items() if k.startswith("x-")}
+
+
+@functools.cache
+def _at(path: tuple[str | int, ...], schema_file: Path) -> tuple[list[tuple[dict[str, Any], Path]], dict[str, Any]]:
+    """(schemas of the key at ``path``, the annotations that hold there), built from its parent's."""
+    if not path:
+        nodes = _resolve(_load(schema_file), schema_file)
+        return nodes, _own(nodes)
+    parent, found = _at(path[:-1], schema_file)
+    nodes = _children(parent, path[-1])
+    return nodes, found | _own(nodes)
+
+
 def annotations(path: tuple[str | int, ...], schema_file: Path = SCHEMA_DIR / "config.schema.yaml") -> dict[str, Any]:
     """The ``x-`` annotations that hold for the config key at ``path`` (its own and its ancestors')."""
-    nodes = _resolve(_load(schema_file.resolve()), schema_file.resolve())
-    found: dict[str, Any] = {}
-    for key in path:
-        for node, _ in nodes:
-            found |= {k: v for k, v in node.items() if k.startswith("x-")}
-        nodes = _children(nodes, key)
-    for node, _ in nodes:
-        found |= {k: v for k, v in node.items() if k.startswith("x-")}
-    return found
+    return dict(_at(tuple(path), schema_file.resolve())[1])
 
 
 def leaves(value: Any, prefix: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], Any]]:
@@ -111,9 +127,10 @@ def user_paths(
     """``(key, kind, path)`` for every user file or folder named in ``section`` (the config at ``prefix``,
     e.g. ``("papers", "pdrf")``), found through ``x-user-path``; ``key`` is the dotted config key."""
     found: list[tuple[str, str, str]] = []
+    schema_file = schema_file.resolve()
 
     def walk(value: Any, path: tuple[str | int, ...]) -> None:
-        kind = annotations(path, schema_file).get(USER_PATH)
+        kind = _at(path, schema_file)[1].get(USER_PATH)
         if kind is not None:
             if kind not in USER_PATH_KINDS:
                 raise ValueError(f"schema: {USER_PATH} of {'.'.join(map(str, path))} must be one of {USER_PATH_KINDS}")

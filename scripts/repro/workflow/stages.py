@@ -6,6 +6,7 @@ the start of a line as rule directives.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,3 +105,67 @@ def job_groups(
 def stage_name(stage: str, suffix: str) -> str:
     """``train`` for the one job of a fully grouped stage, ``train_<suffix>`` otherwise."""
     return f"{stage}_{suffix}" if suffix else stage
+
+
+# What makes a stage small enough to share its paper's cluster job (config key `cluster.small_stage`).
+SMALL_STAGE = {"threads": 1, "mem_mb": 4000, "runtime": 30}
+
+
+def is_small(resources: Mapping[str, Any], limits: Mapping[str, Any]) -> bool:
+    """A stage asking no GPU and at most ``limits``' threads, memory (MB) and runtime (minutes)."""
+    res = DEFAULT_RESOURCES | dict(resources)
+    return not res["gpu"] and all(res[k] <= limits[k] for k in ("threads", "mem_mb", "runtime"))
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    """A regex matching every file an output path with wildcards ({name} or {name,regex}) can name."""
+    parts = re.split(r"\{[^{}]*\}", path)
+    return re.compile(".+".join(map(re.escape, parts)) + r"\Z")
+
+
+def cluster_groups(
+    slug: str,
+    outputs: Mapping[str, Sequence[str]],
+    inputs: Mapping[str, Sequence[Any]],
+    small: Mapping[str, bool],
+) -> dict[str, str | None]:
+    """The Snakemake ``group`` of each stage of one paper (None: the stage is its own cluster job).
+
+    Every cluster job starts a Snakemake that parses the whole workflow before its few seconds of work, so
+    a paper's small stages share one job. A group must never be left and entered again (Snakemake refuses
+    a group that depends on itself: prepare -> train -> evaluate, evaluate also reading prepare), so a small
+    stage goes to the group of its *phase*: the most heavy stages on any path of the paper's stages leading
+    to it. A path can only stay in a phase or go to a later one. ``inputs`` are a stage's input paths (a
+    wildcard in one matches anything; a stage with a callable input is taken to depend on every stage declared
+    before it).
+    """
+    patterns = {name: [_pattern(p) for p in outs] for name, outs in outputs.items()}
+
+    def concrete(path: str) -> str:
+        return re.sub(r"\{[^{}]*\}", "x", path)
+
+    deps: dict[str, set[str]] = {}
+    order = list(outputs)
+    for name, ins in inputs.items():
+        if any(callable(i) for i in ins):
+            deps[name] = set(order[: order.index(name)])
+            continue
+        paths = [concrete(str(i)) for i in ins]
+        deps[name] = {
+            other
+            for other, pats in patterns.items()
+            if other != name and any(p.match(path) for p in pats for path in paths)
+        }
+    phase: dict[str, int] = {}
+
+    def phase_of(name: str, seen: tuple[str, ...] = ()) -> int:
+        # the heavy stages on the heaviest path into `name`, `name` included
+        if name not in phase:
+            if name in seen:
+                raise ValueError(f"{slug}: stages {' -> '.join(seen + (name,))} form a cycle")
+            ups = [phase_of(d, seen + (name,)) for d in deps.get(name, ())]
+            phase[name] = max(ups, default=0) + (0 if small[name] else 1)
+        return phase[name]
+
+    tag = slug.replace("-", "_")
+    return {name: f"{tag}_small{phase_of(name)}" if small[name] else None for name in outputs}
