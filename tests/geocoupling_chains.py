@@ -19,14 +19,25 @@ SPLITS = ("train", "train", "val", "test")
 SETTINGS = {
     "data_seed": 0,
     "windows": {"width": 8, "stride": 2},
-    "scores": {"predictor_c": 1.0, "geometry_quantile": 0.0005, "clash_quantile": 0.005, "rama_mass": 0.999,
-               "prefilter": 8},  # fmt: skip
+    "scores": {
+        "predictor_c": 1.0,
+        "geometry_quantile": 0.0005,
+        "clash_quantile": 0.005,
+        "rama_mass": 0.999,
+        "prefilter": 8,
+    },  # fmt: skip
     "seeds": [0, 1],
     "jitter": 0.05,
     "couplings": ["synchronous", "random", "learned"],
     "model": {"hidden": 16, "depth": 2},
-    "train": {"warm_epochs": 2, "fine_epochs": 2, "steps_per_epoch": 2, "batch": 8, "lr": 0.01,
-              "checkpoint_every": 1},  # fmt: skip
+    "train": {
+        "warm_epochs": 2,
+        "fine_epochs": 2,
+        "steps_per_epoch": 2,
+        "batch": 8,
+        "lr": 0.01,
+        "checkpoint_every": 1,
+    },  # fmt: skip
     "sampling": {"samples": 10, "steps": 3},
     "search": {"alpha_range": [0.25, 4.0], "initial": [1.0, 2.0], "rounds": 1, "per_round": 1, "samples": 8},
     "time_check_pairs": 8,

@@ -38,9 +38,17 @@ def metrics():
             "brute_force_energy_max_error": 0.0,
             "brute_force_ground_state_max_error": 0.0,
         },
-        "search_check": {"shortfall_in_standard_errors": 0.3, "grid_spread": 0.08, "grid_best_score": 0.57,
-                         "samples": 600},  # fmt: skip
-        "couplings_checks": {"curve_endpoint_error": 0.0, "curve_largest_decrease": 0.0, "time_pairs_beyond_jitter": -0.01},
+        "search_check": {
+            "shortfall_in_standard_errors": 0.3,
+            "grid_spread": 0.08,
+            "grid_best_score": 0.57,
+            "samples": 600,
+        },  # fmt: skip
+        "couplings_checks": {
+            "curve_endpoint_error": 0.0,
+            "curve_largest_decrease": 0.0,
+            "time_pairs_beyond_jitter": -0.01,
+        },
         "per_coupling": scores,
         "learned_alpha": [2.0, 2.5, 1.8],
     }

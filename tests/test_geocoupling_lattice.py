@@ -59,7 +59,9 @@ def lattice8():
 
 def test_ground_state_pairs_are_all_consistent_and_clashes_are_not(lattice8):
     tokens, vocab = search_check.pair_tokens(lattice8)
-    assert len(tokens) == int(lattice8["degeneracy"][lattice8["e_min"] <= -2].sum()) and list(vocab) == [2] * 8 + [3] * 6
+    assert (
+        len(tokens) == int(lattice8["degeneracy"][lattice8["e_min"] <= -2].sum()) and list(vocab) == [2] * 8 + [3] * 6
+    )
     assert search_check.consistency(tokens, lattice8) == 1.0
     clash = tokens.copy()
     clash[:, 8:] = [0, 0, 0, 1, 1, 1]  # a square closes on itself

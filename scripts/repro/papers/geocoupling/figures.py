@@ -62,7 +62,9 @@ def search_figure(metrics: dict, path: str) -> None:
     for seed, x, y, r in zip(metrics["seeds"], search["log_alpha"], search["score"], search["round"]):
         order = np.argsort(x)
         line = ax.plot(np.exp(np.asarray(x)[order]), np.asarray(y)[order], "-", lw=0.8, alpha=0.6)[0]
-        ax.scatter(np.exp(x), y, c=[line.get_color()], s=12 + 18 * np.asarray(r), label=f"seed {seed} (larger: round 1)")
+        ax.scatter(
+            np.exp(x), y, c=[line.get_color()], s=12 + 18 * np.asarray(r), label=f"seed {seed} (larger: round 1)"
+        )
     ax.set(xscale="log", xlabel="alpha (t_seq = t_struct ** alpha)", ylabel="validation quality (validity x PMI)",
            title="GP-EI search, backbone windows")  # fmt: skip
     ticks(ax)

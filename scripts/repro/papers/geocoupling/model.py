@@ -54,7 +54,11 @@ class CoDesigner(nn.Module):
 
 
 def training_times(
-    alpha: torch.Tensor, random: torch.Tensor, jitter: torch.Tensor, batch: int, generator: torch.Generator | None = None
+    alpha: torch.Tensor,
+    random: torch.Tensor,
+    jitter: torch.Tensor,
+    batch: int,
+    generator: torch.Generator | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(s, t_struct, t_seq), each (M, B): on the member's curve within +-jitter, or independent (random)."""
     m, dev = alpha.shape[0], alpha.device

@@ -54,9 +54,8 @@ def dssp_classes(backbones: np.ndarray) -> np.ndarray:
 def fit_predictor(seq: np.ndarray, labels: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
     """(coef (3, F), intercept (3,)) of the sequence -> secondary-structure classifier; a class never seen in
     training gets (almost) no probability."""
-    from sklearn.linear_model import LogisticRegression
-
     from scipy import sparse
+    from sklearn.linear_model import LogisticRegression
 
     x, y = sparse.csr_matrix(predictor_features(seq)), np.asarray(labels).reshape(-1)  # one-hot: sparse is fast
     clf = LogisticRegression(C=c, max_iter=1000).fit(x, y)

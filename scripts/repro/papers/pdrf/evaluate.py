@@ -19,6 +19,7 @@ from repro.data.fields.store import open_fields
 from repro.metrics.fields import csi_from_counts, event_counts
 from repro.metrics.fields import scores as count_scores
 from repro.papers.pdrf.claims import CLAIMS
+from repro.papers.pdrf.forecast_keys import method_name
 from repro.papers.pdrf.nowcast import sl_from_motion
 from repro.reporting.claims import evaluate_claims, write_claims
 from repro.reporting.registry import load_reported
@@ -26,11 +27,6 @@ from repro.workflow.io import read_json, write_json
 
 BOOTSTRAP = 2000
 KEYS = ("hits", "misses", "false_alarms", "correct_negatives")
-
-
-def method_name(key: str) -> str:
-    """Forecast key -> method name: the first seed's forecasts carry the variant's bare name."""
-    return key.replace("_s0_", "_").removesuffix("_s0")
 
 
 def pooled_scores(counts: dict[int, np.ndarray], thresholds: list[float], drift: float) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from repro.data.fields.store import open_fields
-from repro.papers.pdrf.evaluate import method_name
+from repro.papers.pdrf.forecast_keys import method_name
 from repro.papers.pdrf.nowcast import sl_from_motion
 from repro.reporting.plotting import PALETTE, save, subplots
 from repro.workflow.io import read_json
