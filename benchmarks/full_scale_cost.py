@@ -75,8 +75,12 @@ def paper_stages(slug: str) -> list[str]:
 
 
 def keys_of(slug: str) -> list[C.SizeKey]:
+    """The paper's size keys: its rehearsal block's and those of the shared sources its rule file reads
+    (``data/<source>/`` in its inputs)."""
     rehearsal = yaml.safe_load((REPO / "config/rehearsal.yaml").read_text())
-    return C.size_keys(rehearsal, load_config("config/full.yaml"), slug)
+    rules = (REPO / "workflow/rules" / f"{slug}.smk").read_text()
+    sources = [s for s in (rehearsal.get("data") or {}) if f"data/{s}/" in rules]
+    return C.size_keys(rehearsal, load_config("config/full.yaml"), slug, sources)
 
 
 def stage_jobs(logs: Path, stage: str, stages: list[str]) -> dict[str, list[float]]:
@@ -176,7 +180,8 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
     ts, cpu, peak = zip(*points)
     time_fit, memory_fit = C.fit_path(ts, cpu), C.fit_path(ts, peak)
     jobs_rehearsal = max(len(run["jobs"].get(stage, {})) for run in measured["runs"])
-    jobs = max(1, int(round(jobs_rehearsal * C.job_multiplier(keys))))
+    # a stage with one job per seed multiplies with the seeds; a stage of one job (figures) stays one
+    jobs = int(round(jobs_rehearsal * C.job_multiplier(keys))) if jobs_rehearsal > 1 else 1
     threads, gpu = int(request["threads"]), int(request["gpu"])
     # work per job beyond the path (layers, sweep points: repro.workflow.cost.length_multiplier) scales the
     # growing part of the CPU seconds

@@ -176,3 +176,10 @@ def test_rows_have_what_the_docs_block_reads():
     for row in results()["stages"]:
         assert keys <= set(row), row["stage"]
         assert (row["gpu_hours"] is None) == (not row["gpu"]) and (row["cpu_hours"] is None) == bool(row["gpu"])
+
+
+def test_a_paper_walks_the_shared_source_it_reads():
+    """loda reads data/images/ (the digits): the rehearsal's subsample of MNIST walks with its own keys."""
+    dotted = {k.dotted for k in bench().keys_of("loda") if k.walks}
+    assert "data.images.subsample.mnist.train" in dotted and "papers.loda.pretrain.epochs" in dotted
+    assert not any(d.startswith("data.") for d in (k.dotted for k in bench().keys_of("survfd")))

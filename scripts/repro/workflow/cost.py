@@ -93,13 +93,18 @@ def _numbers(value: Any) -> list[float] | None:
     return None
 
 
-def size_keys(rehearsal_overlay: Mapping[str, Any], full: Mapping[str, Any], slug: str) -> list[SizeKey]:
-    """The size keys rehearsal.yaml sets for ``slug`` (its ``papers.<slug>`` block), with their full values."""
+def size_keys(
+    rehearsal_overlay: Mapping[str, Any], full: Mapping[str, Any], slug: str, sources: Sequence[str] = ()
+) -> list[SizeKey]:
+    """The size keys rehearsal.yaml sets for ``slug`` (its ``papers.<slug>`` block, and the ``data.<source>``
+    blocks of the shared sources it reads), with their full values."""
     from repro.workflow.schema_keys import SIZE, annotations, leaves
 
-    block = (rehearsal_overlay.get("papers") or {}).get(slug) or {}
+    found = list(leaves((rehearsal_overlay.get("papers") or {}).get(slug) or {}, ("papers", slug)))
+    for source in sources:
+        found += leaves((rehearsal_overlay.get("data") or {}).get(source) or {}, ("data", source))
     out = []
-    for path, value in leaves(block, ("papers", slug)):
+    for path, value in found:
         if not annotations(path).get(SIZE):
             continue
         node: Any = full
