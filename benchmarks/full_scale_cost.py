@@ -60,6 +60,7 @@ OVERLAYS = ("config/full.yaml", "config/rehearsal.yaml")
 GROWTHS = (1.0, 2.0, 4.0)  # the fastest key's growth at each measured point
 CUDA_CONTEXT_MB = 1024
 CPU_NOISE, PEAK_NOISE = 0.05, 0.02  # noise on a measured point under load (CPU-s) and of the allocator (MB)
+RESOLVED_SPAN = 4.0  # a prediction whose noise range spans more than this factor is not determined
 NOISE = 0.15  # growth over the measured points below this share of the first point: within noise
 
 
@@ -178,7 +179,7 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
     if not points:
         return None
     ts, cpu, peak = zip(*points)
-    time_fit, memory_fit = C.fit_path(ts, cpu), C.fit_path(ts, peak)
+    (time_fit, time_flat), (memory_fit, memory_flat) = C.fit_or_flat(ts, cpu, NOISE), C.fit_or_flat(ts, peak, NOISE)
     jobs_rehearsal = max(len(run["jobs"].get(stage, {})) for run in measured["runs"])
     # a stage with one job per seed multiplies with the seeds; a stage of one job (figures) stays one
     jobs = int(round(jobs_rehearsal * C.job_multiplier(keys))) if jobs_rehearsal > 1 else 1
@@ -199,9 +200,9 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
         wall_min = cpu_s / threads / 60.0
     hours = wall_min * jobs / 60.0
     notes = []
-    for name, series in (("CPU-s", cpu), ("peak MB", peak)):
-        if len(series) >= 2 and (max(series) - series[0]) < NOISE * series[0]:
-            notes.append(f"{name} grew <{NOISE:.0%} over the measured points (within noise: extrapolated as measured)")
+    for name, is_flat in (("CPU-s", time_flat), ("peak MB", memory_flat)):
+        if is_flat:
+            notes.append(f"{name} grew <{NOISE:.0%} over the measured points (within noise: predicted at its largest)")
     if len(points) < 3:
         notes.append(f"only {len(points)} measured points")
     row = {
@@ -222,12 +223,21 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
         "measured": {"t": [round(t, 5) for t in ts], "cpu_s": list(cpu), "peak_mb": list(peak)},
         # how far noise of CPU_NOISE / PEAK_NOISE on the measured points moves the extrapolation (per job,
         # before the threads and the device)
-        "cpu_s_range": [round(v, 1) for v in C.fit_range(ts, cpu, CPU_NOISE)],
-        "peak_mb_range": [round(v) for v in C.fit_range(ts, peak, PEAK_NOISE)],
+        "cpu_s_range": None if time_flat else [round(v, 1) for v in C.fit_range(ts, cpu, CPU_NOISE)],
+        "peak_mb_range": None if memory_flat else [round(v) for v in C.fit_range(ts, peak, PEAK_NOISE)],
         "note": "; ".join(notes),
     }
+    spans = [r[1] / max(r[0], 1e-9) for r in (row["cpu_s_range"], row["peak_mb_range"]) if r]
+    row["resolved"] = all(x <= RESOLVED_SPAN for x in spans)
+    if not row["resolved"]:
+        row["note"] = "; ".join(
+            [*notes, f"unresolved: {CPU_NOISE:.0%}/{PEAK_NOISE:.0%} noise on the points moves the prediction "
+             f"{max(spans):,.0f}x (more than {RESOLVED_SPAN}x): the rehearsal's sizes do not determine the growth"]
+        )  # fmt: skip
     problems = C.request_problems(row, partitions, devices)
     row["within"] = "yes" if not problems else "no: " + "; ".join(problems)
+    if not row["resolved"]:
+        row["within"] = ("unresolved; " + row["within"]) if problems else "unresolved (yes at the central fit)"
     return row
 
 

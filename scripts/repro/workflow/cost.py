@@ -245,6 +245,20 @@ def fit_path(ts: Sequence[float], ys: Sequence[float], max_beta: float | None = 
     return PathFit(float(c), float(a), float(beta), len(y), residual / math.sqrt(len(y)))
 
 
+def flat(ys: Sequence[float], share: float) -> bool:
+    """Whether a series grew less than ``share`` of its first point from its first to its largest: growth
+    the noise of a measurement can make, not a trend to extrapolate."""
+    return len(ys) < 2 or max(ys) - ys[0] < share * ys[0]
+
+
+def fit_or_flat(ts: Sequence[float], ys: Sequence[float], share: float) -> tuple[PathFit, bool]:
+    """The path fit, or for a flat series (``flat``) the constant at its largest point: a stage whose cost
+    the rehearsal's sizes do not move (within noise) is predicted at what was measured."""
+    if flat(ys, share):
+        return PathFit(float(max(ys)), 0.0, 0.0, len(ys), 0.0), True
+    return fit_path(ts, ys), False
+
+
 def fit_range(ts: Sequence[float], ys: Sequence[float], rel: float) -> tuple[float, float]:
     """(lowest, highest) prediction at t = 1 when each point is moved by -rel or +rel (every combination):
     how far noise of that size on the measured points can move the extrapolation. The curvature of three
