@@ -137,11 +137,12 @@ def test_gpu_partitions_declare_their_device():
 
 
 def test_predicted_needs_are_within_the_requests():
-    """Each resolved stage's predicted peak, time and device memory at full scale are within what it
-    requests, and its request within its partition's limits (recomputed from the rows, not read from their
-    ``within``)."""
+    """Each stage's predicted peak, time and device memory at full scale are within what it requests, and its
+    request within its partition's limits (recomputed from the rows, not read from their ``within``). An
+    unresolved row is held to the low end of its noise range: a need even favourable noise predicts."""
     partitions, devices = C.read_partitions(PARTITIONS)
-    rows = [r for r in results()["stages"] if r["resolved"]]
+    b = bench()
+    rows = [r if r["resolved"] else b.lowest_row(r) for r in results()["stages"]]
     assert rows
     bad = [f"{r['paper']} {r['stage']}: {p}" for r in rows for p in C.request_problems(r, partitions, devices)]
     assert not bad, "\n".join(bad) + "\n(raise the request in config/full.yaml, then --refit)"
@@ -149,8 +150,8 @@ def test_predicted_needs_are_within_the_requests():
 
 def test_unresolved_rows_say_so():
     """A row whose prediction the measured points do not determine (noise of a few per cent moves it by more
-    than RESOLVED_SPAN) is not checked against its request above: it says so in its verdict and note, and
-    its range shows the spread (these stages need measurements at larger sizes)."""
+    than RESOLVED_SPAN) is held only to the low end of its range above: it says so in its verdict and note,
+    and its range shows the spread (these stages need measurements at larger sizes)."""
     span = bench().RESOLVED_SPAN
     for r in results()["stages"]:
         ranges = [x for x in (r["cpu_s_range"], r["peak_mb_range"]) if x]
@@ -171,12 +172,14 @@ def test_the_table_is_the_fit_of_its_measurements_under_todays_config():
         assert fresh == committed, f"{slug}: run python benchmarks/full_scale_cost.py --refit {slug}"
 
 
-def test_every_rehearsed_paper_is_measured():
-    """A paper with a rehearsal block has a row for every stage it declares."""
+def test_every_measured_paper_has_a_row_per_stage():
+    """A measured paper has a row for every stage its rule file declares (a stage whose jobs wrote no usage
+    line would otherwise drop out of the table), and only papers with a rehearsal block are measured."""
     rehearsal = yaml.safe_load((REPO / "config/rehearsal.yaml").read_text())
     data = results()
     missing = []
-    for slug in rehearsal["papers"]:
+    for slug in data["measurements"]:
+        assert slug in rehearsal["papers"], slug
         rows = {r["stage"] for r in data["stages"] if r["paper"] == slug}
         missing += [f"{slug} {s}" for s in bench().paper_stages(slug) if s not in rows]
     assert not missing, "not measured: " + ", ".join(missing)
