@@ -259,14 +259,15 @@ def fit_or_flat(ts: Sequence[float], ys: Sequence[float], share: float) -> tuple
     return fit_path(ts, ys), False
 
 
-def fit_range(ts: Sequence[float], ys: Sequence[float], rel: float) -> tuple[float, float]:
-    """(lowest, highest) prediction at t = 1 when each point is moved by -rel or +rel (every combination):
+def fit_range(ts: Sequence[float], ys: Sequence[float], rel: float, absolute: float = 0.0) -> tuple[float, float]:
+    """(lowest, highest) prediction at t = 1 when each point y is moved by -(rel y + absolute) or
+    +(rel y + absolute) (every combination):
     how far noise of that size on the measured points can move the extrapolation. The curvature of three
     points decides beta, so a few per cent of noise on points whose growth is small moves it a lot."""
     import itertools
 
     preds = [
-        fit_path(ts, [y * (1 + rel * s) for y, s in zip(ys, signs)]).predict(1.0)
+        fit_path(ts, [y + s * (rel * y + absolute) for y, s in zip(ys, signs)]).predict(1.0)
         for signs in itertools.product((-1.0, 1.0), repeat=len(ys))
     ]
     return float(min(preds)), float(max(preds))
