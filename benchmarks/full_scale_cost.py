@@ -196,7 +196,8 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
     cpu_range = None if time_flat else C.fit_range(ts, cpu, CPU_NOISE, CPU_NOISE_S)
     peak_range = None if memory_flat else C.fit_range(ts, peak, PEAK_NOISE, PEAK_NOISE_MB)
     spans = [r[1] / max(r[0], 1e-9) for r in (cpu_range, peak_range) if r]
-    resolved = all(x <= RESOLVED_SPAN for x in spans)
+    # fewer than three points (a run that stopped: a fixture smaller than the walked size) determine no growth
+    resolved = len(points) >= 3 and all(x <= RESOLVED_SPAN for x in spans)
     jobs_rehearsal = max(len(run["jobs"].get(stage, {})) for run in measured["runs"])
     # a stage with one job per seed multiplies with the seeds; a stage of one job (figures) stays one
     jobs = int(round(jobs_rehearsal * C.job_multiplier(keys))) if jobs_rehearsal > 1 else 1
@@ -242,7 +243,7 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
     if not resolved:
         notes.append(
             f"unresolved: noise of {CPU_NOISE:.0%} + {CPU_NOISE_S} s (CPU) / {PEAK_NOISE:.0%} + {PEAK_NOISE_MB:.0f} MB "
-            f"(peak) on the points moves the prediction {max(spans):,.0g}x (more than {RESOLVED_SPAN:g}x): the "
+            f"(peak) on the points moves the prediction {max(spans, default=math.inf):,.0g}x (more than {RESOLVED_SPAN:g}x): the "
             "rehearsal's sizes do not determine the growth; the row gives the low end of the range"
         )
     row = {
