@@ -1,0 +1,348 @@
+"""Each stage's cost at paper scale, extrapolated from rehearsal runs at several sizes, against its request.
+
+    python benchmarks/full_scale_cost.py ccdb loda        # measure these papers (one at a time), then predict
+    python benchmarks/full_scale_cost.py --refit          # predict again from the recorded measurements
+    python benchmarks/full_scale_cost.py --table          # print the recorded table
+
+For each paper, in a scratch copy of the checkout, runs
+``snakemake --cores 1 --configfile config/full.yaml config/rehearsal.yaml <path overlay> <paper>`` at three
+points of the geometric path from the rehearsal's sizes to full.yaml's (``repro.workflow.cost``: every size
+key the rehearsal sets moves at once, each by its own ratio; t = 0 is the rehearsal, the others grow the
+fastest key by 2 and 4), and reads each job's CPU seconds and peak resident MB from its log's ``done in``
+line (getrusage of the stage's process; Snakemake's benchmark .tsv samples the process tree every few
+seconds, which misses most of a short job). Per stage it fits ``y(t) = c + a exp(beta t)`` to CPU seconds
+and to peak MB (the power law in the sizes, seen along the path: the model and why are in
+``repro.workflow.cost``), predicts t = 1 and compares it with the stage's ``resources`` in config/full.yaml
+and its partition's limits (``slurm/partitions.yaml``).
+
+CPU stage: wall per job = predicted CPU-s / threads (a perfect speed-up, optimistic for threads > 1).
+GPU stage (``gpu`` in its resources): FLOPs = the growing part of the CPU seconds (``a exp(beta)``, the
+fit's ``c`` is the host's fixed cost) times this machine's measured single-thread fp32 matmul rate (an upper
+bound on the FLOPs a CPU second did: Python dispatch and memory-bound kernels do fewer), time = FLOPs at the
+device's planned rate (``devices`` in slurm/partitions.yaml) plus the host's fixed cost; device memory = the
+growing part of the peak (the tensors a CPU run holds in its resident set) plus 1 GiB of CUDA context.
+
+Each row also gives the range of predictions when every measured point moves by 5 % + 0.5 s (CPU-s) or 5 % + 30 MB
+(peak MB) either way; a row whose range spans more than ``RESOLVED_SPAN`` is ``unresolved`` (its ``within`` and
+``note`` say so, and tests/test_full_scale_cost.py does not hold it to its request): three points at sizes
+this small do not determine how it grows, and it needs points at larger sizes. A series that grows less
+than ``NOISE`` over the points is predicted at its largest point (a cost hidden under the rehearsal's noise
+is not seen).
+
+Writes ``benchmarks/results/full_scale_cost.json``: ``stages`` (one row per stage: paper, stage, jobs,
+threads, cpu_hours, gpu_hours, wall_min_per_job, peak_mb, mem_mb, runtime_min, within, gpu, device_mb,
+flops, model, note, ...), ``measurements`` (per paper its path points and each job's CPU-s and peak MB, so
+``--refit`` and tests/test_full_scale_cost.py predict again without running anything) and ``host``. Papers
+measured earlier keep their entries. CPU seconds measured on a loaded machine are inflated (the load is
+recorded with each run); the fit's constant takes most of that, the growth is inflated by the same factor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from repro.workflow import cost as C  # noqa: E402
+from repro.workflow.config import load_config  # noqa: E402
+from repro.workflow.entry import logged_usage  # noqa: E402
+
+OUT = REPO / "benchmarks/results/full_scale_cost.json"
+PARTITIONS = REPO / "slurm/partitions.yaml"
+OVERLAYS = ("config/full.yaml", "config/rehearsal.yaml")
+GROWTHS = (1.0, 2.0, 4.0)  # the fastest key's growth at each measured point
+CUDA_CONTEXT_MB = 1024
+# noise on a measured point: relative and absolute, CPU-s under load and peak MB of the allocator (the
+# jitter of repeated points that did not change: 2.6/2.3/1.5 CPU-s of one figures stage, 739/657/790 MB of one
+# training stage at sizes that barely moved)
+CPU_NOISE, CPU_NOISE_S = 0.05, 0.5
+PEAK_NOISE, PEAK_NOISE_MB = 0.05, 30.0
+RESOLVED_SPAN = 4.0  # a prediction whose noise range spans more than this factor is not determined
+NOISE = 0.15  # growth over the measured points below this share of the first point: within noise
+
+
+def package(slug: str) -> str:
+    return slug.replace("-", "_")
+
+
+def paper_stages(slug: str) -> list[str]:
+    """Stage names a paper's rule file declares (``stage("name", ...)`` and ``figures(...)``)."""
+    text = (REPO / "workflow/rules" / f"{slug}.smk").read_text()
+    names = re.findall(r"""\bstage\(\s*["'](\w+)["']""", text)
+    return names + (["figures"] if re.search(r"\bfigures\(", text) else [])
+
+
+def keys_of(slug: str) -> list[C.SizeKey]:
+    """The paper's size keys: its rehearsal block's and those of the shared sources its rule file reads
+    (``data/<source>/`` in its inputs)."""
+    rehearsal = yaml.safe_load((REPO / "config/rehearsal.yaml").read_text())
+    rules = (REPO / "workflow/rules" / f"{slug}.smk").read_text()
+    sources = [s for s in (rehearsal.get("data") or {}) if f"data/{s}/" in rules]
+    return C.size_keys(rehearsal, load_config("config/full.yaml"), slug, sources)
+
+
+def stage_jobs(logs: Path, stage: str, stages: list[str]) -> dict[str, list[float]]:
+    """Per log of ``stage`` (``<stage>.log`` or ``<stage>_<wildcards>.log``, not another stage's whose name
+    starts with it): [CPU-s, peak MB]."""
+    out = {}
+    longer = [s for s in stages if s != stage and s.startswith(stage)]
+    for log in sorted(logs.glob(f"{stage}*.log")):
+        rest = log.stem[len(stage) :]
+        if (rest and not rest.startswith("_")) or any(log.stem.startswith(s) for s in longer):
+            continue
+        usage = logged_usage(log)
+        if usage:
+            out[log.stem] = [round(usage[0], 2), round(usage[1], 1)]
+    return out
+
+
+def host_flops() -> float:
+    """Single-thread fp32 matmul FLOP/s of this machine (best of 5, 1024^2)."""
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    a = np.random.default_rng(0).standard_normal((1024, 1024), dtype=np.float32)
+    best = math.inf
+    with threadpool_limits(1):
+        for _ in range(5):
+            start = time.perf_counter()
+            a @ a
+            best = min(best, time.perf_counter() - start)
+    return 2 * 1024**3 / best
+
+
+def measure(slug: str, work: Path, cores: int, timeout: int = 900) -> dict:
+    """Run the paper at each point of its path in ``work`` (a fresh copy), one after the other."""
+    from workflow_tools import commit_copy, copy_workflow, snakemake
+
+    if work.exists():
+        shutil.rmtree(work)
+    copy_workflow(work)
+    commit_copy(work)
+    keys, stages = keys_of(slug), paper_stages(slug)
+    step = C.step_for(keys, GROWTHS[1])
+    runs = []
+    for growth in GROWTHS:
+        t = C.step_for(keys, growth) if growth > 1 else 0.0
+        overlay = C.overlay_at(keys, t)
+        (work / "config/cost-path.yaml").write_text(yaml.safe_dump(overlay, sort_keys=False))
+        for folder in ("logs", "results"):
+            shutil.rmtree(work / folder / slug, ignore_errors=True)
+        load = os.getloadavg()[0]
+        start = time.perf_counter()
+        try:
+            proc = snakemake(
+                work, "--cores", str(cores), "--configfile", *OVERLAYS, "config/cost-path.yaml", "--",
+                package(slug), timeout=timeout, check=False,
+            )  # fmt: skip
+            failure = proc.stderr[-2000:] if proc.returncode else ""
+        except subprocess.TimeoutExpired:
+            failure = f"over {timeout} s"
+        wall = time.perf_counter() - start
+        if failure:
+            # the points measured so far stay; the stage rows say how many there are
+            print(f"{slug} at t={t:.3f} failed ({wall:.0f} s): {failure}", flush=True)
+            return {"cores": cores, "step": step, "runs": runs, "stopped": f"t={t:.4f}: {failure[-300:]}"}
+        values = {k.dotted: C.value_at(k, t) for k in keys if k.walks}
+        jobs = {st: stage_jobs(work / "logs" / slug, st, stages) for st in stages}
+        runs.append(
+            {
+                "t_target": round(t, 5),
+                "t": round(C.projected_t(keys, values), 5),
+                "values": values,
+                "load": [round(load, 2), round(os.getloadavg()[0], 2)],
+                "wall_s": round(wall, 1),
+                "jobs": {st: j for st, j in jobs.items() if j},
+            }
+        )
+        print(f"{slug} t={t:.3f}: {wall:.0f} s wall, load {load:.1f}", flush=True)
+    return {"cores": cores, "step": step, "runs": runs}
+
+
+def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], host_rate: float) -> dict | None:
+    """The stage's row at full scale from its measured points (None when it was not measured). A resolved
+    row gives the fit's prediction; an unresolved one the low end of its noise range (what the points
+    establish at least), with the central fit under ``central``."""
+    full = load_config("config/full.yaml")
+    request = C.stage_request(full["papers"][slug], stage)
+    partitions, devices = C.read_partitions(PARTITIONS)
+    points = [
+        (
+            C.projected_t(keys, run["values"]),
+            max(j[0] for j in run["jobs"][stage].values()),
+            max(j[1] for j in run["jobs"][stage].values()),
+        )
+        for run in measured["runs"]
+        if run["jobs"].get(stage)
+    ]
+    if not points:
+        return None
+    ts, cpu, peak = zip(*points)
+    (time_fit, time_flat), (memory_fit, memory_flat) = C.fit_or_flat(ts, cpu, NOISE), C.fit_or_flat(ts, peak, NOISE)
+    cpu_range = None if time_flat else C.fit_range(ts, cpu, CPU_NOISE, CPU_NOISE_S)
+    peak_range = None if memory_flat else C.fit_range(ts, peak, PEAK_NOISE, PEAK_NOISE_MB)
+    spans = [r[1] / max(r[0], 1e-9) for r in (cpu_range, peak_range) if r]
+    # fewer than three points (a run that stopped: a fixture smaller than the walked size) determine no growth
+    resolved = len(points) >= 3 and all(x <= RESOLVED_SPAN for x in spans)
+    jobs_rehearsal = max(len(run["jobs"].get(stage, {})) for run in measured["runs"])
+    # a stage with one job per seed multiplies with the seeds; a stage of one job (figures) stays one
+    jobs = int(round(jobs_rehearsal * C.job_multiplier(keys))) if jobs_rehearsal > 1 else 1
+    threads, gpu = int(request["threads"]), int(request["gpu"])
+    partition = C.partition_for(request, partitions)
+    device = devices.get(partition or "") if gpu else None
+
+    def need(cpu_at_1: float, peak_mb: float) -> dict:
+        # work per job beyond the path (layers, sweep points: repro.workflow.cost.length_multiplier) scales
+        # the growing part of the CPU seconds
+        cpu_s = time_fit.c + max(cpu_at_1 - time_fit.c, 0.0) * C.length_multiplier(keys)
+        flops = device_mb = None
+        if gpu:
+            flops = (cpu_s - time_fit.c) * host_rate
+            wall_min = (time_fit.c + (flops / C.device_rate(device) if device else math.nan)) / 60.0
+            device_mb = max(peak_mb - memory_fit.c, 0.0) + CUDA_CONTEXT_MB
+        else:
+            wall_min = cpu_s / threads / 60.0
+        hours = wall_min * jobs / 60.0
+        return {
+            "cpu_hours": None if gpu else round(hours * threads, 4),
+            "gpu_hours": round(hours * gpu, 4) if gpu else None,
+            "wall_min_per_job": round(wall_min, 2),
+            "peak_mb": int(math.ceil(peak_mb)),
+            "device_mb": None if device_mb is None else int(math.ceil(device_mb)),
+            "flops": None if flops is None else float(f"{flops:.4g}"),
+        }
+
+    central = need(time_fit.predict(1.0), memory_fit.predict(1.0))
+    shown = central
+    if not resolved:
+        shown = need(
+            min(time_fit.predict(1.0), cpu_range[0]) if cpu_range else time_fit.predict(1.0),
+            min(memory_fit.predict(1.0), peak_range[0]) if peak_range else memory_fit.predict(1.0),
+        )
+    notes = [
+        f"{name} grew <{NOISE:.0%} over the measured points (within noise: predicted at its largest)"
+        for name, is_flat in (("CPU-s", time_flat), ("peak MB", memory_flat))
+        if is_flat
+    ]
+    if len(points) < 3:
+        notes.append(f"only {len(points)} measured points")
+    if not resolved:
+        notes.append(
+            f"unresolved: noise of {CPU_NOISE:.0%} + {CPU_NOISE_S} s (CPU) / {PEAK_NOISE:.0%} + {PEAK_NOISE_MB:.0f} MB "
+            f"(peak) on the points moves the prediction {max(spans, default=math.inf):,.0g}x (more than {RESOLVED_SPAN:g}x): the "
+            "rehearsal's sizes do not determine the growth; the row gives the low end of the range"
+        )
+    row = {
+        "paper": slug,
+        "stage": stage,
+        "jobs": jobs,
+        "threads": threads,
+        **shown,
+        "mem_mb": int(request["mem_mb"]),
+        "runtime_min": int(request["runtime"]),
+        "gpu": gpu,
+        "resolved": resolved,
+        "central": None if resolved else central,
+        "model": f"CPU-s {time_fit.describe()}; peak MB {memory_fit.describe()}",
+        "measured": {"t": [round(t, 5) for t in ts], "cpu_s": list(cpu), "peak_mb": list(peak)},
+        # the extrapolation (per job, before threads and device) when noise moves the measured points
+        "cpu_s_range": None if cpu_range is None else [float(f"{v:.4g}") for v in cpu_range],
+        "peak_mb_range": None if peak_range is None else [float(f"{v:.4g}") for v in peak_range],
+        "note": "; ".join(notes),
+    }
+    problems = C.request_problems(row, partitions, devices)
+    verdict = "yes" if not problems else "no: " + "; ".join(problems)
+    row["within"] = verdict if resolved else f"unresolved, at least: {verdict}"
+    return row
+
+
+def predict_paper(slug: str, measured: dict, host_rate: float) -> list[dict]:
+    keys = keys_of(slug)
+    rows = [predict_stage(slug, st, measured, keys, host_rate) for st in paper_stages(slug)]
+    return [r for r in rows if r]
+
+
+def load_results(path: Path = OUT) -> dict:
+    """The recorded results, re-read before each write so that runs of other papers keep their entries."""
+    return json.loads(path.read_text()) if path.is_file() else {"stages": [], "measurements": {}, "host": {}}
+
+
+def write_results(results: dict, path: Path = OUT) -> None:
+    order = {s: i for i, s in enumerate(load_config()["papers"])}
+    results["stages"].sort(key=lambda r: (order.get(r["paper"], 999), r["paper"]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def print_table(rows: list[dict]) -> None:
+    def fmt(v, f):
+        return "" if v is None else format(v, f)
+
+    print(
+        f"{'paper':<22}{'stage':<13}{'jobs':>5}{'CPU-h':>9}{'GPU-h':>8}{'peak MB':>10}{'mem_mb':>9}"
+        f"{'min/job':>9}{'runtime':>8}{'dev MB':>9}{'FLOPs':>10}  within"
+    )
+    for r in rows:
+        print(
+            f"{r['paper']:<22}{r['stage']:<13}{r['jobs']:>5}{fmt(r['cpu_hours'], '9.2f')}{fmt(r['gpu_hours'], '8.2f')}"
+            f"{r['peak_mb']:>10,}{r['mem_mb']:>9,}{r['wall_min_per_job']:>9.1f}{r['runtime_min']:>8,}"
+            f"{fmt(r['device_mb'], '9,')}{fmt(r['flops'], '10.2e')}  {r['within']}"
+        )
+
+
+def refit(results: dict, slugs: list[str]) -> None:
+    rate = float(results["host"]["fp32_flops_per_s"])
+    for slug in slugs:
+        rows = predict_paper(slug, results["measurements"][slug], rate)
+        results["stages"] = [r for r in results["stages"] if r["paper"] != slug] + rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("papers", nargs="*", help="papers to measure (with --refit: default every measured one)")
+    parser.add_argument("--cores", type=int, default=1)
+    parser.add_argument("--refit", action="store_true", help="predict from the recorded measurements only")
+    parser.add_argument("--table", action="store_true", help="print the recorded table")
+    parser.add_argument("--keep", type=Path, help="run in this folder (one subfolder per paper) and keep it")
+    parser.add_argument("--output", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    results = load_results(args.output)
+    if args.table:
+        print_table(results["stages"])
+        return 0
+    if not results.get("host"):
+        results["host"] = {"fp32_flops_per_s": host_flops(), "cpus": os.cpu_count()}
+        write_results(results, args.output)
+    slugs = args.papers or list(results["measurements"])
+    if not args.refit:
+        for slug in slugs:
+            with tempfile.TemporaryDirectory() as tmp:
+                work = args.keep / slug if args.keep else Path(tmp) / "wf"
+                measured = measure(slug, work, args.cores)
+            results = load_results(args.output)
+            results["measurements"][slug] = measured
+            write_results(results, args.output)
+    results = load_results(args.output)
+    refit(results, slugs)
+    write_results(results, args.output)
+    rows = [r for r in results["stages"] if r["paper"] in slugs]
+    print_table(rows)
+    return 1 if any(r["within"] != "yes" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+"""A stage's cost at paper scale, extrapolated from rehearsal runs (``benchmarks/full_scale_cost.py``).
+
+One mechanism for every paper, with no per-paper model. The rehearsal (config/rehearsal.yaml) sets each size
+key ``k`` of a paper (``x-size: true`` in the schema) to a small value ``r_k``; config/full.yaml sets it to
+``f_k``. The benchmark runs the paper's rehearsal at points ``t`` of the geometric path
+
+    size_k(t) = r_k * (f_k / r_k) ** t          (t = 0: the rehearsal, t = 1: full scale)
+
+every size key moving at once, each by its own ratio, and reads every job's CPU seconds and peak resident MB.
+
+**The model, and why.** A stage's cost is taken to be a constant plus a power law of its sizes,
+``y = c + A * prod_k size_k ** b_k`` (c: the interpreter, imports and config that every job pays; the power
+law: loops over samples, epochs, steps, widths squared, pixels, ... each key with its own exponent, which the
+fit never needs to know). On the path, ``prod_k size_k(t) ** b_k = prod_k r_k ** b_k * exp(t * beta)`` with
+``beta = sum_k b_k log(f_k / r_k)``, so
+
+    y(t) = c + a * exp(beta * t)
+
+exactly: three numbers (c >= 0, a >= 0, beta >= 0) fitted to three or more measured points, whatever the
+number of size keys, and y(1) is the prediction at full scale. Measuring along the one direction that leads
+to full scale is what lets a single exponent stand for all keys; scaling keys by one common factor would not
+(a stage's cost then depends on how the unknown exponents split between keys with very different ratios).
+The fit is least squares on a grid of beta (c and a linear, constrained non-negative: no unit of work saves
+time or memory). Integer keys are rounded on the path; each run's ``t`` is then recomputed from its
+realised sizes (``projected_t``).
+
+What it cannot see, said in each row: a cost below the measurement noise at rehearsal sizes is extrapolated
+as the noise; a size that is no config key (files in a user's folder, whose count the fixture fixes) stays at
+the fixture's; a number list whose length differs walks every element by the ratio of the largest ones, and its length
+ratio multiplies the CPU seconds per job (layers, a sweep a job loops over; conservative where a sweep is
+one job per point); seeds lists are ids, their length ratio the number of jobs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+# ---------------------------------------------------------------- the size keys and the path
+
+
+@dataclass(frozen=True)
+class SizeKey:
+    """One size key the rehearsal sets: its path from the config root, its rehearsal and full values."""
+
+    path: tuple[str | int, ...]
+    rehearsal: Any
+    full: Any
+
+    @property
+    def dotted(self) -> str:
+        return ".".join(map(str, self.path))
+
+    @property
+    def is_ids(self) -> bool:
+        """Seeds (ids, one job each): their count is a number of jobs, their values no size."""
+        return str(self.path[-1]).endswith("seeds")
+
+    @property
+    def walks(self) -> bool:
+        """Whether the key moves along the path: numbers (or number lists) that differ, not ids."""
+        r, f = _numbers(self.rehearsal), _numbers(self.full)
+        return not self.is_ids and r is not None and f is not None and r != f and all(a > 0 for a in r + f)
+
+    def ratios(self) -> list[float]:
+        """Full over rehearsal per element; a list whose length differs: every element by the ratio of the
+        largest elements (its length ratio is ``length_ratio``)."""
+        r, f = _numbers(self.rehearsal), _numbers(self.full)
+        if len(r) == len(f):
+            return [b / a for a, b in zip(r, f)]
+        return [max(f) / max(r)] * len(r)
+
+    def log_ratio(self) -> list[float]:
+        return [math.log(x) for x in self.ratios()]
+
+    def length_ratio(self) -> float:
+        """A number list whose length differs at full scale (depths, sweeps, seeds): full over rehearsal."""
+        if isinstance(self.rehearsal, list) and isinstance(self.full, list) and self.rehearsal:
+            return len(self.full) / len(self.rehearsal)
+        return 1.0
+
+
+def _numbers(value: Any) -> list[float] | None:
+    values = value if isinstance(value, list) else [value]
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return [float(v) for v in values]
+    return None
+
+
+def size_keys(
+    rehearsal_overlay: Mapping[str, Any], full: Mapping[str, Any], slug: str, sources: Sequence[str] = ()
+) -> list[SizeKey]:
+    """The size keys rehearsal.yaml sets for ``slug`` (its ``papers.<slug>`` block, and the ``data.<source>``
+    blocks of the shared sources it reads), with their full values."""
+    from repro.workflow.schema_keys import SIZE, annotations, leaves
+
+    found = list(leaves((rehearsal_overlay.get("papers") or {}).get(slug) or {}, ("papers", slug)))
+    for source in sources:
+        found += leaves((rehearsal_overlay.get("data") or {}).get(source) or {}, ("data", source))
+    out = []
+    for path, value in found:
+        if not annotations(path).get(SIZE):
+            continue
+        node: Any = full
+        for part in path:
+            node = node[part] if isinstance(node, Mapping) and part in node else None
+        out.append(SizeKey(path, value, node))
+    return out
+
+
+def value_at(key: SizeKey, t: float) -> Any:
+    """The key's value at ``t`` on the path (integers rounded, never below the rehearsal's value)."""
+    if not key.walks:
+        return key.rehearsal
+
+    integer = all(isinstance(v, int) for v in (key.full if isinstance(key.full, list) else [key.full]))
+
+    def one(a: Any, ratio: float) -> Any:
+        v = float(a) * ratio**t
+        if integer and isinstance(a, int):
+            # a multiple of what both ends share (a crop that must divide by 16 stays so), never below the
+            # smaller end
+            unit = math.gcd(a, int(round(a * ratio))) or 1
+            return max(unit * int(round(v / unit)), min(a, int(round(a * ratio))))
+        return v
+
+    if isinstance(key.rehearsal, list):
+        return [one(a, q) for a, q in zip(key.rehearsal, key.ratios())]
+    return one(key.rehearsal, key.ratios()[0])
+
+
+def overlay_at(keys: Sequence[SizeKey], t: float) -> dict[str, Any]:
+    """The config overlay (nested mapping from the root) that puts every walking key at ``t``."""
+    overlay: dict[str, Any] = {}
+    for key in keys:
+        if not key.walks:
+            continue
+        node = overlay
+        for part in key.path[:-1]:
+            node = node.setdefault(part, {})
+        node[key.path[-1]] = value_at(key, t)
+    return overlay
+
+
+def projected_t(keys: Sequence[SizeKey], values: Mapping[str, Any]) -> float:
+    """The ``t`` of a run whose walking keys have ``values`` (dotted -> value): its log-size increments over
+    the rehearsal summed over the keys, over the same sum at full scale. It is the path's ``t`` when nothing
+    was rounded, and exact for rounded points when the keys' exponents are equal (a rounded small integer,
+    epochs 2 -> 4, then counts as what it is: a doubling)."""
+    num = den = 0.0
+    for key in keys:
+        if not key.walks:
+            continue
+        realised = _numbers(values.get(key.dotted, key.rehearsal))
+        for a, x, u in zip(_numbers(key.rehearsal), realised, key.log_ratio()):
+            num += math.log(x / a)
+            den += u
+    return num / den if den else 0.0
+
+
+def job_multiplier(keys: Sequence[SizeKey]) -> float:
+    """Jobs at full scale per rehearsal job: the seeds lists' length ratios."""
+    return float(np.prod([k.length_ratio() for k in keys if k.is_ids]))
+
+
+def length_multiplier(keys: Sequence[SizeKey]) -> float:
+    """Work per job at full scale beyond the path: the length ratios of the other number lists (layers of a
+    network, points of a sweep a job loops over; a sweep that is one job per point over-counts)."""
+    return float(np.prod([k.length_ratio() for k in keys if not k.is_ids and _numbers(k.rehearsal) is not None]))
+
+
+def step_for(keys: Sequence[SizeKey], growth: float) -> float:
+    """The ``t`` at which the fastest-moving key has grown by ``growth`` (1 when no key walks)."""
+    largest = max((max(k.log_ratio()) for k in keys if k.walks), default=0.0)
+    return min(1.0, math.log(growth) / largest) if largest > 0 else 1.0
+
+
+# ---------------------------------------------------------------- the fit
+
+
+@dataclass(frozen=True)
+class PathFit:
+    """y(t) = c + a * exp(beta * t), fitted to (t, y) points."""
+
+    c: float
+    a: float
+    beta: float
+    points: int
+    rms: float
+
+    def predict(self, t: float = 1.0) -> float:
+        return self.c + self.a * math.exp(self.beta * t)
+
+    def describe(self) -> str:
+        return f"{self.c:.3g} + {self.a:.3g} exp({self.beta:.3g} t)"
+
+
+BETAS = np.concatenate([[0.0], np.geomspace(1e-3, 60.0, 300)])
+
+
+def _nonneg_lsq(design: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    from scipy.optimize import nnls
+
+    solution, residual = nnls(design, y)
+    return solution, float(residual)
+
+
+def fit_path(ts: Sequence[float], ys: Sequence[float], max_beta: float | None = None) -> PathFit:
+    """Least squares of ``c + a exp(beta t)`` on the points (c, a >= 0 by NNLS at each beta of a grid, the
+    beta of least residual kept; ties go to the smallest beta, the slowest growth that explains the data).
+    Fewer than two distinct ``t``: a constant (the mean)."""
+    t = np.asarray(ts, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    if len(np.unique(t)) < 2:
+        return PathFit(float(np.mean(y)), 0.0, 0.0, len(y), float(np.std(y)))
+    best = None
+    for beta in BETAS if max_beta is None else BETAS[BETAS <= max_beta]:
+        design = np.column_stack([np.ones_like(t), np.exp(beta * t)])
+        coef, residual = _nonneg_lsq(design, y)
+        if best is None or residual < best[0] * (1 - 1e-9) - 1e-12:
+            best = (residual, coef, beta)
+    # refine beta between the grid's neighbours of the best
+    from scipy.optimize import minimize_scalar
+
+    _, _, beta0 = best
+    grid = BETAS if max_beta is None else BETAS[BETAS <= max_beta]
+    i = int(np.searchsorted(grid, beta0))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    if hi > lo:
+
+        def residual_at(beta: float) -> float:
+            return _nonneg_lsq(np.column_stack([np.ones_like(t), np.exp(beta * t)]), y)[1]
+
+        found = minimize_scalar(residual_at, bounds=(lo, hi), method="bounded", options={"xatol": 1e-9})
+        if found.fun < best[0]:
+            coef, _ = _nonneg_lsq(np.column_stack([np.ones_like(t), np.exp(found.x * t)]), y)
+            best = (found.fun, coef, float(found.x))
+    residual, (c, a), beta = best
+    return PathFit(float(c), float(a), float(beta), len(y), residual / math.sqrt(len(y)))
+
+
+def flat(ys: Sequence[float], share: float) -> bool:
+    """Whether a series grew less than ``share`` of its first point from its first to its largest: growth
+    the noise of a measurement can make, not a trend to extrapolate."""
+    return len(ys) < 2 or max(ys) - ys[0] < share * ys[0]
+
+
+def fit_or_flat(ts: Sequence[float], ys: Sequence[float], share: float) -> tuple[PathFit, bool]:
+    """The path fit, or for a flat series (``flat``) the constant at its largest point: a stage whose cost
+    the rehearsal's sizes do not move (within noise) is predicted at what was measured."""
+    if flat(ys, share):
+        return PathFit(float(max(ys)), 0.0, 0.0, len(ys), 0.0), True
+    return fit_path(ts, ys), False
+
+
+def fit_range(ts: Sequence[float], ys: Sequence[float], rel: float, absolute: float = 0.0) -> tuple[float, float]:
+    """(lowest, highest) prediction at t = 1 when each point y is moved by -(rel y + absolute) or
+    +(rel y + absolute) (every combination):
+    how far noise of that size on the measured points can move the extrapolation. The curvature of three
+    points decides beta, so a few per cent of noise on points whose growth is small moves it a lot."""
+    import itertools
+
+    preds = [
+        fit_path(ts, [y + s * (rel * y + absolute) for y, s in zip(ys, signs)]).predict(1.0)
+        for signs in itertools.product((-1.0, 1.0), repeat=len(ys))
+    ]
+    return float(min(preds)), float(max(preds))
+
+
+# ---------------------------------------------------------------- requests and partitions
+
+
+def stage_request(section: Mapping[str, Any], stage: str) -> dict[str, int]:
+    """threads, mem_mb, runtime (minutes) and gpu the stage asks for at its first attempt (its config's
+    ``resources`` over the workflow's defaults, as repro.workflow.stages.stage_resources reads them)."""
+    from repro.workflow.stages import DEFAULT_RESOURCES
+
+    return dict(DEFAULT_RESOURCES | dict((section.get("resources") or {}).get(stage, {})))
+
+
+def read_partitions(path: str | Path) -> tuple[dict[str, dict], dict[str, dict]]:
+    """(partitions, devices) of slurm/partitions.yaml: each partition's limits, each GPU partition's device."""
+    data = yaml.safe_load(Path(path).read_text())
+    return {k: dict(v or {}) for k, v in data["partitions"].items()}, dict(data.get("devices") or {})
+
+
+def limit_problems(request: Mapping[str, int], limits: Mapping[str, Any]) -> list[str]:
+    """Where a request exceeds a partition's limits (max_runtime minutes, max_mem_mb, max_threads, max_gpu)."""
+    out = []
+    for key, limit in (("runtime", "max_runtime"), ("mem_mb", "max_mem_mb"), ("threads", "max_threads")):
+        if limit in limits and float(request.get(key, 0)) > float(limits[limit]):
+            out.append(f"requests {key} {request.get(key)} > partition {limit} {limits[limit]}")
+    if int(request.get("gpu", 0)) > int(limits.get("max_gpu", 0)):
+        out.append(f"requests gpu {request.get('gpu')} > partition max_gpu {limits.get('max_gpu', 0)}")
+    return out
+
+
+def partition_for(request: Mapping[str, int], partitions: Mapping[str, dict]) -> str | None:
+    """The partition the executor sends the job to: one of its kind (GPUs or not) that admits it, else the
+    first of its kind."""
+    wants_gpu = int(request.get("gpu", 0)) > 0
+    kind = [n for n, p in partitions.items() if (int(p.get("max_gpu", 0)) > 0) == wants_gpu]
+    fitting = [n for n in kind if not limit_problems(request, partitions[n])]
+    return (fitting or kind or [None])[0]
+
+
+def device_rate(device: Mapping[str, Any]) -> float:
+    """FLOP/s planned on a device: its data-sheet fp32 peak times the site's planning utilisation."""
+    return float(device["fp32_tflops"]) * 1e12 * float(device["planning_utilisation"])
+
+
+def request_problems(row: Mapping[str, Any], partitions: Mapping[str, dict], devices: Mapping[str, dict]) -> list[str]:
+    """Every way a cost row's predicted need exceeds its request, or its request its partition's limits."""
+    request = {"threads": row["threads"], "mem_mb": row["mem_mb"], "runtime": row["runtime_min"], "gpu": row["gpu"]}
+    partition = partition_for(request, partitions)
+    if partition is None:
+        return ["no partition of its kind in slurm/partitions.yaml"]
+    problems = limit_problems(request, partitions[partition])
+    if row["peak_mb"] > row["mem_mb"]:
+        problems.append(f"predicted peak {row['peak_mb']:,} MB > mem_mb {row['mem_mb']:,}")
+    if row["wall_min_per_job"] > row["runtime_min"]:
+        problems.append(f"predicted {row['wall_min_per_job']:,.0f} min > runtime {row['runtime_min']:,}")
+    if row["gpu"]:
+        device = devices.get(partition)
+        if not device:
+            problems.append(f"partition {partition} declares no device (devices: in slurm/partitions.yaml)")
+        elif row["device_mb"] > float(device["gpu_mem_mb"]):
+            problems.append(f"device memory {row['device_mb']:,} MB > {partition}'s {device['gpu_mem_mb']:,} MB")
+    return problems
