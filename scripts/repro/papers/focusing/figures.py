@@ -1,5 +1,6 @@
 """Stage: quality, memory and time per mode (T1), one view's active cells per mode (F1), held-out
-reconstructions (F2). The paper was not located, so no reported value is drawn (reported.yaml is empty)."""
+reconstructions (F2). The paper was not located, so no reported value is drawn (its registry of reported
+numbers is empty)."""
 
 from __future__ import annotations
 
