@@ -41,7 +41,7 @@ def panels_figure(images: dict, rec: pd.DataFrame, metrics: dict, settings: dict
     loop = rec[(rec["method"] == "closed_loop") & (rec["dose"] == lowest) & rec["cif"].notna()].sort_values("image")
     column = int(np.flatnonzero(np.asarray(images["doses"]) == lowest)[0])
     picks = np.linspace(0, len(loop) - 1, min(count, len(loop))).astype(int)
-    fig, axes = subplots(len(picks), 3, width=2.8, height=2.6)
+    fig, axes = subplots(len(picks), 3, width=2.8, height=2.9, layout="constrained")
     for row, k in zip(axes, picks):
         r = loop.iloc[k]
         counts = images["noisy"][int(r["image"]), column]
