@@ -37,7 +37,9 @@ def test_readme_lists_every_paper_with_its_status_and_command():
         assert (paper_claims == NOT_BUILT) != built, f"{slug}: README says {paper_claims!r}, rule file: {built}"
         if built:
             assert command == f"`{target_command(slug)}`", f"{slug}: {command!r}"
-            assert re.fullmatch(r"\d+/\d+|not run yet", paper_claims) and re.fullmatch(r"(\d+/\d+)?", checks)
+            assert re.fullmatch(r"\d+ pass · \d+ fail · \d+ inconclusive|not run yet", paper_claims) and re.fullmatch(
+                r"(\d+/\d+)?", checks
+            )
         if (REPO / "docs/papers" / f"{slug}.md").exists():
             assert f"(docs/papers/{slug}.md)" in name, f"{slug}: its docs page is not linked"
 
