@@ -200,8 +200,9 @@ def test_results_site_opens_on_every_papers_row_unobstructed(default_run):
 def test_every_figure_exists_and_is_not_blank(default_run, slug):
     """Each figure of the paper's figures rule exists and is not blank (the grey levels of its pixels vary:
     standard deviation above 2 of 255, as no empty canvas or single-colour image does), and every panel
-    that plots data (not an image panel) labels both axes and has a legend when it draws several labelled
-    series (read from the audit repro.reporting.plotting.save writes into the PNG)."""
+    that plots data (not an image panel) names both axes (a label, a shared labelled axis, or category
+    ticks) and, when it draws several labelled series, the figure has a legend (read from the audit
+    repro.reporting.plotting.save writes into the PNG)."""
     import numpy as np
     from PIL import Image
 
@@ -221,5 +222,8 @@ def test_every_figure_exists_and_is_not_blank(default_run, slug):
             if panel["image"] or panel["empty"]:
                 continue
             where = f"{slug}: {png.name} panel {i} ({panel['title'] or 'untitled'})"
-            assert panel["xlabel"] and panel["ylabel"], f"{where}: axis labels {panel['xlabel']!r}, {panel['ylabel']!r}"
+            named = panel["x_named"] and panel["y_named"]
+            assert named, (
+                f"{where}: axes not named (labels {panel['xlabel']!r}, {panel['ylabel']!r}, no category ticks)"
+            )
             assert panel["labelled_series"] < 2 or panel["legend"], f"{where}: several series and no legend"

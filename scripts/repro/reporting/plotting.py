@@ -2,8 +2,9 @@
 
 ``save`` also records, in the PNG's text metadata (key ``repro-axes``), what each panel shows: its axis
 labels, title, how many labelled series it draws and whether it has a legend, and whether it is an image
-panel (imshow with its axes hidden). tests/test_report_browser.py reads it back to check that every figure
-a reader sees labels its axes and tells its series apart (issue: figures a reader understands).
+panel (imshow, or axes hidden), and whether each axis is named (labelled, sharing a labelled axis or a grid row or column
+with one, or with category ticks). tests/test_report_browser.py reads it back to check that every figure a reader sees names its
+axes and tells its series apart (issue: figures a reader understands).
 """
 
 from __future__ import annotations
@@ -43,21 +44,53 @@ def subplots(nrows: int = 1, ncols: int = 1, *, width: float = 3.2, height: floa
     return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, **kwargs)
 
 
+def _overlaps(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return min(a[1], b[1]) - max(a[0], b[0]) > 0.5 * min(a[1] - a[0], b[1] - b[0])
+
+
+def _axis_named(ax, which: str, others: list) -> bool:
+    """Whether a reader can tell what the panel's x or y axis measures: it has a label; a panel sharing the
+    axis, or in the same grid column (x) or row (y), has one (grids label their outer panels only); or its
+    ticks are category names (a bar chart of methods needs no axis title)."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    if axis.get_label_text():
+        return True
+    shared = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
+    box = ax.get_position()
+    span = (box.x0, box.x1) if which == "x" else (box.y0, box.y1)
+    for other in others:
+        other_axis = other.xaxis if which == "x" else other.yaxis
+        if other is ax or not other_axis.get_label_text():
+            continue
+        o = other.get_position()
+        if other in shared.get_siblings(ax) or _overlaps(span, (o.x0, o.x1) if which == "x" else (o.y0, o.y1)):
+            return True
+    ticks = [t.get_text() for t in axis.get_ticklabels()]
+    return any(any(c.isalpha() for c in t) and not t.startswith("$") for t in ticks)
+
+
 def axes_audit(fig) -> list[dict]:
     """Per visible panel: labels, title, number of labelled series, legend, image panel (see module doc)."""
+    fig.canvas.draw()  # tick labels exist only once drawn
+    figure_legend = bool(fig.legends) or any(ax.get_legend() is not None for ax in fig.get_axes())
+    shown = [
+        ax
+        for ax in fig.get_axes()
+        if ax.get_visible() and ax.get_label() != "<colorbar>" and not hasattr(ax, "_colorbar")
+    ]
     panels = []
-    for ax in fig.get_axes():
-        if not ax.get_visible() or ax.get_label() == "<colorbar>":
-            continue
+    for ax in shown:
         handles, _ = ax.get_legend_handles_labels()
         panels.append(
             {
                 "xlabel": ax.get_xlabel(),
                 "ylabel": ax.get_ylabel(),
+                "x_named": _axis_named(ax, "x", shown),
+                "y_named": _axis_named(ax, "y", shown),
                 "title": ax.get_title(),
                 "labelled_series": len(handles),
-                "legend": ax.get_legend() is not None or (fig.legends != [] and len(handles) > 0),
-                "image": bool(ax.images) and not ax.axison,
+                "legend": ax.get_legend() is not None or (figure_legend and len(handles) > 0),
+                "image": bool(ax.images) or not ax.axison,
                 "empty": not (ax.lines or ax.collections or ax.patches or ax.images or ax.texts),
             }
         )

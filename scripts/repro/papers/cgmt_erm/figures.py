@@ -37,6 +37,8 @@ def histograms(curves, metrics: dict, s: dict, path: str) -> None:
             ax.set_title(f"{design}, {loss}")
             if i == len(losses) - 1:
                 ax.set_xlabel(r"$\hat\theta^\top x$")
+            if j == 0:
+                ax.set_ylabel("density")
     legend_ax = axes[0, designs.index("mixture")] if "mixture" in designs else axes[0, 0]
     legend_ax.legend(loc="upper left", fontsize=6)
     plotting.save(fig, path)

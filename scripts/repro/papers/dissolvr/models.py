@@ -68,7 +68,10 @@ def fit_rf(bits: np.ndarray, y: np.ndarray, settings: dict, seed: int, threads: 
         random_state=seed,
         n_jobs=threads,
     )
-    return model.fit(bits, y)
+    model.fit(bits, y)
+    # Trees are grown in parallel deterministically (one seed per tree), but a parallel predict sums the
+    # trees' outputs in whatever order threads finish, which changes the last bits between runs.
+    return model.set_params(n_jobs=1)
 
 
 def fit_ridge(x: np.ndarray, y: np.ndarray, alpha: float):

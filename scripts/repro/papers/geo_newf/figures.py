@@ -37,10 +37,12 @@ def pou(samples: list[dict], preds, path: str) -> None:
         w = preds[f"pou/{family}"]
         tri = Triangulation(s["nodes"][:, 0], s["nodes"][:, 1], s["cells"])
         axes[row][0].tripcolor(tri, np.argmax(w, axis=0), cmap="tab20", shading="flat")
-        axes[row][0].set(title=f"dominant coarse function ({family})", aspect="equal")
+        axes[row][0].set(title=f"dominant coarse function ({family})", aspect="equal", ylabel="y (dimensionless)")
         for col, k in enumerate((1, len(w) // 2, len(w) - 1), start=1):
             axes[row][col].tripcolor(tri, w[k], vmin=0, vmax=1, shading="gouraud")
             axes[row][col].set(title=f"psi_{k}", aspect="equal")
+    for ax in axes[-1]:
+        ax.set_xlabel("x (dimensionless)")
     save(fig, path)
 
 

@@ -14,15 +14,18 @@ TARGET_LABELS = {"log_hazard": "log-hazard", "hazard": "hazard", "survival": "su
 
 def interaction_figure(metrics: dict, path: str) -> None:
     scenarios = [k for k in metrics["curves"] if k.startswith("scenario/")]
-    fig, axes = subplots(3, len(scenarios), width=2.8, height=2.7)
+    fig, axes = subplots(3, len(scenarios), width=2.8, height=2.7, layout="constrained")
     for col, key in enumerate(scenarios):
         entry = metrics["curves"][key]
         for row, target in enumerate(("log_hazard", "hazard", "survival")):
             ax = axes[row][col]
             for mask, label in TERM_LABELS.items():
                 ax.plot(entry["grid"], entry[target][mask], label=label, ls="-" if len(label) <= 2 else "--")
-            ax.set(title=f"{key.split('/', 1)[1]}: {TARGET_LABELS[target]}", xlabel="t (simulation time units)")
-    axes[0][0].set_ylabel("phi_S(t), one explained point (target units)")
+            ax.set(title=f"{key.split('/', 1)[1]}: {TARGET_LABELS[target]}")
+    for row, target in enumerate(("log_hazard", "hazard", "survival")):
+        axes[row][0].set_ylabel(f"phi_S(t), {TARGET_LABELS[target]}")
+    for ax in axes[-1]:
+        ax.set_xlabel("t (simulation time units)")
     axes[0][0].legend(fontsize=6)
     save(fig, path)
 
