@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -153,7 +154,9 @@ def test_landing_page_starts_with_one_row_per_paper(tmp_path):
     ]
     assert "system-message" not in html
     first_table = html.split("<table", 1)[1].split("</table>", 1)[0]
-    assert html.index("<table") < html.index("<p>")
+    before_table = re.sub(r"<[^>]+>", "", html.split("<table", 1)[0].split("<style", 1)[0])
+    assert len(before_table.strip()) < 400, before_table  # the title and one line pointing at the site
+    assert html.index("<table") < html.index("<img")
     cells = [c.split(">", 1)[1] for c in first_table.split("<td")[1:]]
     assert cells[:4] == ["Alpha</td>\n", "1 pass · 2 fail · 0 inconclusive</td>\n", "1/1</td>\n", "smoke</td>\n"]
     assert "javascript:app.showCategory('alpha')" in first_table
