@@ -14,6 +14,7 @@ from workflow_tools import commit_copy, copy_workflow, scheduled_rules, snakemak
 
 from repro.fixtures import clic, kodak
 from repro.papers.cod_lite import data
+from repro.papers.cod_lite.test_images import load_test
 from repro.workflow.io import InputError, sha256
 
 IMAGES = {
@@ -46,7 +47,7 @@ def run_data(tmp_path, folders, **overrides):
 
 def test_kodak_images_stay_whole_in_both_orientations(tmp_path, folders):
     out, manifest = run_data(tmp_path, folders)
-    tests = data.load_test(out.test)
+    tests = load_test(out.test)
     assert list(tests) == [f"kodim{i:02d}" for i in range(1, 25)]
     assert tests["kodim01"].shape == (512, 768, 3) and tests["kodim04"].shape == (768, 512, 3)
     row = next(r for r in manifest["images"] if r["image_id"] == "kodim01")
@@ -100,7 +101,7 @@ def test_unreadable_images_are_counted_named_and_bounded(tmp_path, folders):
     (bad / "kodim05.png").write_bytes(b"not a png")
     out, manifest = run_data(tmp_path, folders, test_dir=str(bad), max_bad_fraction=0.2)
     assert manifest["refused"]["count"] == 1 and manifest["refused"]["first"][0]["file"].endswith("kodim05.png")
-    assert "kodim05" not in data.load_test(out.test)
+    assert "kodim05" not in load_test(out.test)
     with pytest.raises(InputError, match="1 of 13 images refused"):
         run_data(tmp_path, folders, test_dir=str(bad), max_bad_fraction=0.0)
 

@@ -33,7 +33,12 @@ def test_every_enabled_paper_has_results(default_run):
             assert (folder / name).stat().st_size > 0, f"{slug}: {name} missing"
         assert list((folder / "figures").glob("*.png")), f"{slug}: no figures"
         claims = json.loads((folder / "claims.json").read_text())["claims"]
-        assert claims and all(c["verdict"] in ("pass", "fails") and c["kind"] in ("paper", "check") for c in claims)
+        assert claims and all(c["kind"] in ("paper", "check") for c in claims)
+        # a paper claim resting on a model whose learning check failed says neither pass nor fail
+        assert all(
+            c["verdict"] in (("pass", "fails", "inconclusive") if c["kind"] == "paper" else ("pass", "fails"))
+            for c in claims
+        )
         assert (folder / "claims.html").stat().st_size > 0, f"{slug}: no claims table for the report"
         provenance = json.loads((folder / "provenance.json").read_text())
         assert provenance["packages"]["snakemake"] and provenance["config"]["paper"]["enabled"]
@@ -89,6 +94,7 @@ def test_editing_hysomi_code_reruns_only_hysomi(default_run):
         "hysomi",
         "provenance",
         "scoreboard",
+        "site",
         "all",
     }
     assert jobs.get("provenance", 0) <= 1
@@ -113,5 +119,6 @@ def test_changing_the_trait_generator_seed_reruns_only_its_consumers(default_run
         "hysomi",
         "provenance",
         "scoreboard",
+        "site",
         "all",
     }

@@ -132,6 +132,23 @@ def index_page(summaries: Mapping[str, Summary], papers: Mapping[str, Mapping[st
     return _page("Reproduction scoreboard", body)
 
 
+def _claims_tables(rows: Sequence[Mapping[str, str]]) -> list[str]:
+    """The paper claims' table, then the checks' table folded (a reader comes for the paper's claims; the
+    checks, identities and learning checks, are one click away), so the figures start on the second screen."""
+    paper = [r for r in rows if r["kind"] == "paper"]
+    checks = [r for r in rows if r["kind"] != "paper"]
+    passed = sum(r["verdict"] == "pass" for r in checks)
+    out = _claims_table(paper) if paper else []
+    if checks:
+        out += [
+            f"<details><summary>Checks: {passed} of {len(checks)} pass (identities, implementation properties and"
+            " the learning checks the paper claims rest on)</summary>",
+            *_claims_table(checks),
+            "</details>",
+        ]
+    return out
+
+
 def _claims_table(rows: Sequence[Mapping[str, str]]) -> list[str]:
     esc = html.escape
     head = ["claim", "kind", "statement", "paper", "ours", "interval", "test", "verdict"]
@@ -189,7 +206,7 @@ def paper_page(
         '<nav><a href="../index.html">scoreboard</a></nav></header>',
         f'<p class="note">{esc(summary.status)} (scale: {esc(summary.scale)})</p>',
         "<h2>Claims</h2>",
-        *_claims_table(rows),
+        *_claims_tables(rows),
         "<h2>Figures</h2>",
     ]
     for src, caption in figures:

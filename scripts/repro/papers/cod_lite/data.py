@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from repro.workflow.fields_io import load_arrays, save_arrays
+from repro.workflow.fields_io import save_arrays
 from repro.workflow.io import InputError, atomic_path, sha256, write_json
 
 log = logging.getLogger(__name__)
@@ -88,19 +88,6 @@ def sources(job, cfg: dict) -> dict[str, list[Path]]:
         "train": [roots["skimage"] / n for n in cfg["train_images"]] + imagenet[: cfg["imagenet_train"]],
         "test": [roots["skimage"] / n for n in cfg["test_images"]] + imagenet[split:],
     }
-
-
-def load_test(path: str) -> dict[str, np.ndarray]:
-    data = load_arrays(path)
-    if "ids" not in data:
-        raise InputError(path, "missing 'ids'")
-    images = {}
-    for name in (str(i) for i in data["ids"]):
-        img = data.get(f"img/{name}")
-        if img is None or img.ndim != 3 or img.shape[-1] != 3 or img.dtype != np.uint8:
-            raise InputError(path, f"test image {name!r} must be uint8 (H, W, 3)")
-        images[name] = img
-    return images
 
 
 class CropWriter:

@@ -19,8 +19,8 @@ import numpy as np
 from repro.metrics.images import ms_ssim, psnr, sliced_wasserstein
 from repro.papers.cod_lite.claims import CLAIMS
 from repro.papers.cod_lite.coding import HEADER_BITS
-from repro.papers.cod_lite.data import load_test
 from repro.papers.cod_lite.jpeg import jpeg_roundtrip, rate_at_quality
+from repro.papers.cod_lite.test_images import load_test
 from repro.reporting.claims import evaluate_claims, write_claims
 from repro.reporting.registry import load_reported
 from repro.workflow.fields_io import load_arrays

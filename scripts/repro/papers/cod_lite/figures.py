@@ -9,7 +9,7 @@ import numpy as np
 import yaml
 from matplotlib.ticker import NullFormatter
 
-from repro.papers.cod_lite.data import load_test
+from repro.papers.cod_lite.test_images import load_test
 from repro.reporting.plotting import save, subplots
 from repro.workflow.fields_io import load_arrays
 from repro.workflow.io import read_json

@@ -46,7 +46,7 @@ from torch.nn import functional as F
 from repro.learning.operators import count_parameters
 from repro.learning.training import epoch_rng, fingerprint_of, train
 from repro.papers.cod_lite import coding, model
-from repro.papers.cod_lite.data import load_test
+from repro.papers.cod_lite.test_images import load_test
 from repro.workflow.device import pick_device
 from repro.workflow.fields_io import save_arrays
 from repro.workflow.io import InputError, write_json
