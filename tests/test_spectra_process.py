@@ -35,7 +35,7 @@ SETTINGS = {
 }
 
 
-def _run(tmp: Path, repo: Path, section=SECTION) -> SimpleNamespace:
+def _run(tmp: Path, repo: Path, section=SECTION, settings=SETTINGS) -> SimpleNamespace:
     out = SimpleNamespace(
         labelled=str(tmp / "labelled.parquet"),
         unlabelled=str(tmp / "unlabelled.parquet"),
@@ -53,7 +53,7 @@ def _run(tmp: Path, repo: Path, section=SECTION) -> SimpleNamespace:
         Job(
             SimpleNamespace(raw=str(tmp / "raw.json")),
             out,
-            SimpleNamespace(settings=SETTINGS, conformer_dir=str(tmp / "conformers")),
+            SimpleNamespace(settings=settings, conformer_dir=str(tmp / "conformers")),
         )
     )
     return out
@@ -171,27 +171,7 @@ def _run_local(tmp: Path, repo: Path, settings=SETTINGS) -> SimpleNamespace:
         "source": "local",
         "local": {"files": [{"path": str(sdf), "role": "labelled_sdf"}, {"path": str(table), "role": "literature"}]},
     }
-    out = SimpleNamespace(
-        labelled=str(tmp / "labelled.parquet"),
-        unlabelled=str(tmp / "unlabelled.parquet"),
-        rejections=str(tmp / "rej.json"),
-        manifest=str(tmp / "manifest.json"),
-    )
-    raw.main(
-        Job(
-            SimpleNamespace(molecules=str(repo / "resources/spectra/molecules.smi")),
-            SimpleNamespace(raw=str(tmp / "raw.json")),
-            SimpleNamespace(section=section, raw_dir=str(tmp)),
-        )
-    )
-    process.main(
-        Job(
-            SimpleNamespace(raw=str(tmp / "raw.json")),
-            out,
-            SimpleNamespace(settings=settings, conformer_dir=str(tmp / "conformers")),
-        )
-    )
-    return out
+    return _run(tmp, repo, section, settings)
 
 
 @pytest.fixture(scope="module")

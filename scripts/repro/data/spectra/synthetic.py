@@ -19,26 +19,11 @@ from rdkit import Chem
 
 from repro.data.spectra.literature import multiplicity, render_carbon_text, render_proton_text
 from repro.data.spectra.molecules import symmetry_classes
+from repro.data.spectra.nmrexp_layout import COLUMNS as NMREXP_COLUMNS
 from repro.data.spectra.sdf import format_spectrum_field, write_sdf
 from repro.data.spectra.teacher import SOLVENT_GROUPS, noisy_shifts
 from repro.workflow.io import atomic_path, write_json
 
-NMREXP_COLUMNS = [
-    "filename",
-    "smiles",
-    "page_in_file_smiles",
-    "nmr_type",
-    "nmr_shift",
-    "nmr_processed",
-    "nmr_frequency",
-    "nmr_solvent",
-    "nmr_note",
-    "location_in_page_smiles",
-    "location_in_page_para",
-    "atom_number",
-    "atom_number_diff_env",
-    "atom_number_abstract",
-]
 SDF_SOLVENT_NAMES = {
     "CDCl3": "0:Chloroform-D1 (CDCl3)",
     "DMSO-d6": "0:Dimethylsulphoxide-D6 (DMSO-D6)",
