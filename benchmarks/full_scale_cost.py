@@ -51,6 +51,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,7 +60,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from repro.workflow import cost as C  # noqa: E402
 from repro.workflow.config import load_config  # noqa: E402
-from repro.workflow.entry import logged_usage  # noqa: E402
+from repro.workflow.entry import logged_startup, logged_usage  # noqa: E402
 
 OUT = REPO / "benchmarks/results/full_scale_cost.json"
 PARTITIONS = REPO / "slurm/partitions.yaml"
@@ -97,16 +98,18 @@ def keys_of(slug: str) -> list[C.SizeKey]:
 
 def stage_jobs(logs: Path, stage: str, stages: list[str]) -> dict[str, list[float]]:
     """Per log of ``stage`` (``<stage>.log`` or ``<stage>_<wildcards>.log``, not another stage's whose name
-    starts with it): [CPU-s, peak MB]."""
+    starts with it): [CPU-s, peak MB], followed by [start-up CPU-s, start-up peak MB] where the log has them."""
     out = {}
     longer = [s for s in stages if s != stage and s.startswith(stage)]
     for log in sorted(logs.glob(f"{stage}*.log")):
         rest = log.stem[len(stage) :]
         if (rest and not rest.startswith("_")) or any(log.stem.startswith(s) for s in longer):
             continue
-        usage = logged_usage(log)
+        usage, startup = logged_usage(log), logged_startup(log)
         if usage:
-            out[log.stem] = [round(usage[0], 2), round(usage[1], 1)]
+            out[log.stem] = [round(usage[0], 2), round(usage[1], 1)] + (
+                [round(startup[0], 2), round(startup[1], 1)] if startup else []
+            )
     return out
 
 
@@ -180,21 +183,25 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
     full = load_config("config/full.yaml")
     request = C.stage_request(full["papers"][slug], stage)
     partitions, devices = C.read_partitions(PARTITIONS)
-    points = [
-        (
-            C.projected_t(keys, run["values"]),
-            max(j[0] for j in run["jobs"][stage].values()),
-            max(j[1] for j in run["jobs"][stage].values()),
-        )
-        for run in measured["runs"]
-        if run["jobs"].get(stage)
-    ]
+    points = []
+    for run in measured["runs"]:
+        if run["jobs"].get(stage):
+            # the stage's largest job at this point (most CPU), with its start-up where logged
+            job = max(run["jobs"][stage].values(), key=lambda j: j[0])
+            peak = max(j[1] for j in run["jobs"][stage].values())
+            points.append((C.projected_t(keys, run["values"]), job[0], peak, job[2:4] or None))
     if not points:
         return None
-    ts, cpu, peak = zip(*points)
-    (time_fit, time_flat), (memory_fit, memory_flat) = C.fit_or_flat(ts, cpu, NOISE), C.fit_or_flat(ts, peak, NOISE)
-    cpu_range = None if time_flat else C.fit_range(ts, cpu, CPU_NOISE, CPU_NOISE_S)
-    peak_range = None if memory_flat else C.fit_range(ts, peak, PEAK_NOISE, PEAK_NOISE_MB)
+    ts, cpu, peak, startups = zip(*points)
+    # the start-up (interpreter, imports, config) measured in every job is the fit's constant: the points then
+    # fit only the growing part (repro.workflow.cost.fit_path); older logs without it fit the constant too
+    measured_c = all(startups)
+    cpu_c = float(np.mean([s[0] for s in startups])) if measured_c else None
+    peak_c = float(np.mean([s[1] for s in startups])) if measured_c else None
+    (time_fit, time_flat) = C.fit_or_flat(ts, cpu, NOISE, c=cpu_c)
+    (memory_fit, memory_flat) = C.fit_or_flat(ts, peak, NOISE, c=peak_c)
+    cpu_range = None if time_flat else C.fit_range(ts, cpu, CPU_NOISE, CPU_NOISE_S, c=cpu_c)
+    peak_range = None if memory_flat else C.fit_range(ts, peak, PEAK_NOISE, PEAK_NOISE_MB, c=peak_c)
     spans = [r[1] / max(r[0], 1e-9) for r in (cpu_range, peak_range) if r]
     # fewer than three points (a run that stopped: a fixture smaller than the walked size) determine no growth
     resolved = len(points) >= 3 and all(x <= RESOLVED_SPAN for x in spans)

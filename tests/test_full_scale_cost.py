@@ -83,6 +83,22 @@ def test_path_fit_with_integer_rounding_and_noise():
     assert low < direct < high
 
 
+def test_a_measured_start_up_pins_the_constant_and_narrows_the_noise_range():
+    """With the start-up measured (the constant held, not fitted), three noiseless points give the direct
+    power law, and the same 5 % + 0.5 s noise that lets a free constant trade against the growth moves the
+    prediction over a range at least ten times narrower (the reason the logs record the start-up)."""
+    exponents = {"samples": 1.0, "epochs": 1.0}
+    ts = [C.step_for(KEYS, g) if g > 1 else 0.0 for g in (1, 2, 4)]
+    c, amplitude = 4.0, 0.08  # 5 s of work at the rehearsal, beside 4 s of start-up
+    ys = [power_law({k.path[-1]: C.value_at(k, t) for k in KEYS}, c, amplitude, exponents) for t in ts]
+    direct = power_law({k.path[-1]: k.full for k in KEYS}, c, amplitude, exponents)
+    assert C.fit_path(ts, ys, c=c).predict(1.0) == pytest.approx(direct, rel=0.01)
+    free_low, free_high = C.fit_range(ts, ys, 0.05, 0.5)
+    held_low, held_high = C.fit_range(ts, ys, 0.05, 0.5, c=c)
+    assert held_low < direct < held_high
+    assert held_high / held_low * 10 <= free_high / free_low
+
+
 def test_a_constant_stage_extrapolates_to_its_constant():
     fit = C.fit_path([0.0, 0.1, 0.2], [3.0, 3.0, 3.0])
     assert fit.predict(1.0) == pytest.approx(3.0)

@@ -211,38 +211,45 @@ def _nonneg_lsq(design: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     return solution, float(residual)
 
 
-def fit_path(ts: Sequence[float], ys: Sequence[float], max_beta: float | None = None) -> PathFit:
+def fit_path(
+    ts: Sequence[float], ys: Sequence[float], max_beta: float | None = None, c: float | None = None
+) -> PathFit:
     """Least squares of ``c + a exp(beta t)`` on the points (c, a >= 0 by NNLS at each beta of a grid, the
     beta of least residual kept; ties go to the smallest beta, the slowest growth that explains the data).
-    Fewer than two distinct ``t``: a constant (the mean)."""
+    A measured ``c`` (the stage's start-up: what its process had used when the work began) is held fixed,
+    so that the points fit only the growing part, ``a`` and ``beta``: three points then over-determine two
+    numbers instead of just determining three. Fewer than two distinct ``t``: a constant (the mean)."""
     t = np.asarray(ts, dtype=float)
     y = np.asarray(ys, dtype=float)
     if len(np.unique(t)) < 2:
         return PathFit(float(np.mean(y)), 0.0, 0.0, len(y), float(np.std(y)))
+
+    def solve(beta: float) -> tuple[float, float, float]:
+        """(residual, c, a) at ``beta``."""
+        grows = np.exp(beta * t)
+        if c is None:
+            (c_fit, a), residual = _nonneg_lsq(np.column_stack([np.ones_like(t), grows]), y)
+            return residual, float(c_fit), float(a)
+        (a,), residual = _nonneg_lsq(grows[:, None], y - c)
+        return residual, float(c), float(a)
+
+    grid = BETAS if max_beta is None else BETAS[BETAS <= max_beta]
     best = None
-    for beta in BETAS if max_beta is None else BETAS[BETAS <= max_beta]:
-        design = np.column_stack([np.ones_like(t), np.exp(beta * t)])
-        coef, residual = _nonneg_lsq(design, y)
+    for beta in grid:
+        residual, c_fit, a = solve(beta)
         if best is None or residual < best[0] * (1 - 1e-9) - 1e-12:
-            best = (residual, coef, beta)
+            best = (residual, c_fit, a, float(beta))
     # refine beta between the grid's neighbours of the best
     from scipy.optimize import minimize_scalar
 
-    _, _, beta0 = best
-    grid = BETAS if max_beta is None else BETAS[BETAS <= max_beta]
-    i = int(np.searchsorted(grid, beta0))
+    i = int(np.searchsorted(grid, best[3]))
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
     if hi > lo:
-
-        def residual_at(beta: float) -> float:
-            return _nonneg_lsq(np.column_stack([np.ones_like(t), np.exp(beta * t)]), y)[1]
-
-        found = minimize_scalar(residual_at, bounds=(lo, hi), method="bounded", options={"xatol": 1e-9})
+        found = minimize_scalar(lambda b: solve(b)[0], bounds=(lo, hi), method="bounded", options={"xatol": 1e-9})
         if found.fun < best[0]:
-            coef, _ = _nonneg_lsq(np.column_stack([np.ones_like(t), np.exp(found.x * t)]), y)
-            best = (found.fun, coef, float(found.x))
-    residual, (c, a), beta = best
-    return PathFit(float(c), float(a), float(beta), len(y), residual / math.sqrt(len(y)))
+            best = (*solve(float(found.x)), float(found.x))
+    residual, c_fit, a, beta = best
+    return PathFit(c_fit, a, beta, len(y), residual / math.sqrt(len(y)))
 
 
 def flat(ys: Sequence[float], share: float) -> bool:
@@ -251,15 +258,17 @@ def flat(ys: Sequence[float], share: float) -> bool:
     return len(ys) < 2 or max(ys) - ys[0] < share * ys[0]
 
 
-def fit_or_flat(ts: Sequence[float], ys: Sequence[float], share: float) -> tuple[PathFit, bool]:
+def fit_or_flat(ts: Sequence[float], ys: Sequence[float], share: float, c: float | None = None) -> tuple[PathFit, bool]:
     """The path fit, or for a flat series (``flat``) the constant at its largest point: a stage whose cost
     the rehearsal's sizes do not move (within noise) is predicted at what was measured."""
     if flat(ys, share):
         return PathFit(float(max(ys)), 0.0, 0.0, len(ys), 0.0), True
-    return fit_path(ts, ys), False
+    return fit_path(ts, ys, c=c), False
 
 
-def fit_range(ts: Sequence[float], ys: Sequence[float], rel: float, absolute: float = 0.0) -> tuple[float, float]:
+def fit_range(
+    ts: Sequence[float], ys: Sequence[float], rel: float, absolute: float = 0.0, c: float | None = None
+) -> tuple[float, float]:
     """(lowest, highest) prediction at t = 1 when each point y is moved by -(rel y + absolute) or
     +(rel y + absolute) (every combination):
     how far noise of that size on the measured points can move the extrapolation. The curvature of three
@@ -267,7 +276,7 @@ def fit_range(ts: Sequence[float], ys: Sequence[float], rel: float, absolute: fl
     import itertools
 
     preds = [
-        fit_path(ts, [y + s * (rel * y + absolute) for y, s in zip(ys, signs)]).predict(1.0)
+        fit_path(ts, [y + s * (rel * y + absolute) for y, s in zip(ys, signs)], c=c).predict(1.0)
         for signs in itertools.product((-1.0, 1.0), repeat=len(ys))
     ]
     return float(min(preds)), float(max(preds))

@@ -24,6 +24,9 @@ from typing import Any
 ERRORS_DIR = Path(".snakemake/repro-errors")
 # The last line a stage's log gets (see run); benchmarks/default_run.py and repro.reporting.docs read it back.
 USAGE_LINE = re.compile(r"done in ([\d.]+) s \(process: ([\d.]+) CPU-s, peak ([\d.]+) MB\)")
+# What the process had used when ``main`` began (interpreter, imports, config): the fixed part of a stage's cost
+# that benchmarks/full_scale_cost.py takes as measured instead of fitting it.
+STARTUP_LINE = re.compile(r"MB\) after start-up ([\d.]+) CPU-s, peak ([\d.]+) MB")
 
 
 @dataclass
@@ -94,6 +97,7 @@ def run(smk: Any) -> None:
         job = Job(smk.input, smk.output, smk.params, smk.wildcards, threads, log_path)
         log = logging.getLogger("repro.workflow.entry")
         start = time.perf_counter()
+        startup_cpu, startup_mb = process_usage()
         log.info("running %s", smk.params.entry)
         try:
             module.main(job)
@@ -108,11 +112,13 @@ def run(smk: Any) -> None:
             raise
         cpu, peak_mb = process_usage()
         log.info(
-            "%s done in %.1f s (process: %.1f CPU-s, peak %.0f MB)",
+            "%s done in %.1f s (process: %.1f CPU-s, peak %.0f MB) after start-up %.2f CPU-s, peak %.0f MB",
             smk.params.entry,
             time.perf_counter() - start,
             cpu,
             peak_mb,
+            startup_cpu,
+            startup_mb,
         )
 
 
@@ -142,3 +148,12 @@ def logged_usage(log: Path) -> tuple[float, float] | None:
         return None
     found = USAGE_LINE.findall(log.read_text(errors="replace"))
     return (float(found[-1][1]), float(found[-1][2])) if found else None
+
+
+def logged_startup(log: Path) -> tuple[float, float] | None:
+    """(CPU seconds, peak MB) the stage's process had used when its ``main`` began, None where the log has
+    no start-up figure (a log written before it was recorded)."""
+    if not log.is_file():
+        return None
+    found = STARTUP_LINE.findall(log.read_text(errors="replace"))
+    return (float(found[-1][0]), float(found[-1][1])) if found else None
