@@ -16,8 +16,11 @@ fit never needs to know). On the path, ``prod_k size_k(t) ** b_k = prod_k r_k **
 
     y(t) = c + a * exp(beta * t)
 
-exactly: three numbers (c >= 0, a >= 0, beta >= 0) fitted to three or more measured points, whatever the
-number of size keys, and y(1) is the prediction at full scale. Measuring along the one direction that leads
+exactly: three numbers (c >= 0, a >= 0, beta >= 0), whatever the number of size keys, and y(1) is the
+prediction at full scale. ``c`` is measured, not fitted: every stage's log records what its process had used
+when its work began (repro.workflow.entry: interpreter, imports, config), so the three or more measured
+points fit only ``a`` and ``beta`` (a free constant trades against the growth: at rehearsal sizes, noise of
+a few per cent on three points then moves the extrapolation by orders of magnitude more). Measuring along the one direction that leads
 to full scale is what lets a single exponent stand for all keys; scaling keys by one common factor would not
 (a stage's cost then depends on how the unknown exponents split between keys with very different ratios).
 The fit is least squares on a grid of beta (c and a linear, constrained non-negative: no unit of work saves
