@@ -99,6 +99,38 @@ def test_a_measured_start_up_pins_the_constant_and_narrows_the_noise_range():
     assert held_high / held_low * 10 <= free_high / free_low
 
 
+PROBE_STAGE = """
+def main(job):
+    sum(i * i for i in range(300_000))
+"""
+PROBE_RUN = """
+import sys
+from types import SimpleNamespace
+from repro.workflow.entry import run
+params = SimpleNamespace(entry="probe_stage", compute_threads=1)
+run(SimpleNamespace(log=[sys.argv[1]], params=params, input=None, output=None, wildcards=None, threads=1, rule="x"))
+"""
+
+
+def test_a_stage_log_records_its_start_up_and_the_benchmark_reads_it(tmp_path):
+    """A stage run through the one entry point logs its start-up after its usage; the benchmark reads both
+    (start-up at most the whole), and a log written before start-ups were recorded gives the usage alone."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "probe_stage.py").write_text(PROBE_STAGE)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO / "scripts")])}
+    subprocess.run([sys.executable, "-c", PROBE_RUN, str(logs / "train.log")], check=True, env=env, timeout=120)
+    (logs / "evaluate.log").write_text("x done in 1.0 s (process: 2.5 CPU-s, peak 300 MB)\n")
+    jobs = bench().stage_jobs(logs, "train", ["train", "evaluate"])
+    cpu, peak, startup_cpu, startup_mb = jobs["train"]
+    assert 0 < startup_cpu <= cpu and 0 < startup_mb <= peak
+    assert bench().stage_jobs(logs, "evaluate", ["train", "evaluate"]) == {"evaluate": [2.5, 300.0]}
+
+
 def test_a_constant_stage_extrapolates_to_its_constant():
     fit = C.fit_path([0.0, 0.1, 0.2], [3.0, 3.0, 3.0])
     assert fit.predict(1.0) == pytest.approx(3.0)
