@@ -32,11 +32,56 @@ def test_class_folders_index_and_pixels(tmp_path):
         bm.read_class_folders(tmp_path / "missing")
 
 
-def test_unreadable_image_is_named(tmp_path):
-    (tmp_path / "train" / "a").mkdir(parents=True)
-    (tmp_path / "train" / "a" / "x.png").write_bytes(b"not a png")
+def test_an_image_unreadable_after_indexing_is_named(tmp_path):
+    png(tmp_path / "train" / "a" / "x.png", 10)
+    png(tmp_path / "train" / "a" / "y.png", 20)
+    index = bm.read_class_folders(tmp_path)
+    (tmp_path / "train" / "a" / "x.png").write_bytes(b"not a png")  # replaced between indexing and loading
     with pytest.raises(InputError, match="x.png: cannot read the image"):
-        bm.load_images(bm.read_class_folders(tmp_path), size=(2, 2))
+        bm.load_images(index, size=(2, 2))
+
+
+def corrupt(path) -> None:
+    """A PNG cut in the middle (a transfer that stopped), as a bad copy of a published image would be."""
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def test_class_folders_refuse_a_corrupt_image_and_count_it(tmp_path, caplog):
+    from repro.fixtures import cifar10_folders
+
+    total = len(cifar10_folders.write(tmp_path))
+    corrupt(tmp_path / "train" / "cat" / "0003.png")
+    (tmp_path / "test" / "ship" / "0001.png").write_bytes(b"not a png")
+    with caplog.at_level("WARNING", logger="repro.data.refusals"):
+        index = bm.read_class_folders(tmp_path, max_bad_fraction=0.05)
+    assert f"2 of {total} images refused" in caplog.text and "test/ship/0001.png" in caplog.text
+    assert index.refused == {
+        "read": total,
+        "refused": 2,
+        "refused_fraction": 2 / total,
+        "first_refused": ["train/cat/0003.png", "test/ship/0001.png"],
+        "reasons": {"corrupt or truncated image": 1, "not an image Pillow identifies": 1},
+    }
+    assert len(index.paths) == total - 2 and "train/cat/0003.png" not in set(index.paths)
+    per_class = cifar10_folders.PER_SPLIT["train"]
+    assert np.bincount(index.subset("train").labels).tolist() == [per_class - (c == "cat") for c in index.classes]
+    assert index.subset("test").refused == index.refused
+    pixels = bm.load_images(index, size=(32, 32))  # every image kept decodes
+    assert pixels.shape == (total - 2, 3, 32, 32) and np.isfinite(pixels).all()
+
+
+def test_class_folders_with_more_refused_than_the_fraction_name_the_folder(tmp_path):
+    from repro.fixtures import cifar10_folders
+
+    total = len(cifar10_folders.write(tmp_path))
+    for name in ("0000.png", "0001.png", "0002.png"):
+        corrupt(tmp_path / "val" / "dog" / name)
+    bm.read_class_folders(tmp_path, max_bad_fraction=3 / total)  # at the bound: read
+    with pytest.raises(InputError, match=rf"^{tmp_path}: 3 of {total} images refused: .*more than the allowed"):
+        bm.read_class_folders(tmp_path, max_bad_fraction=2 / total)
+    with pytest.raises(InputError, match="val/dog/0000.png"):
+        bm.read_class_folders(tmp_path)
 
 
 def test_waterbirds_groups(tmp_path):

@@ -4,11 +4,9 @@ published layout from the rehearsal's fixture writers, at user paths outside the
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
-from workflow_tools import copy_workflow, scheduled_rules, snakemake
+from user_file_reruns import finished
+from workflow_tools import copy_workflow, scheduled_rules
 
 from repro.fixtures import cifar10_folders, dsprites, verde
 
@@ -24,20 +22,6 @@ OVERLAY = """papers:
     source: {folders: data/external/cifar10, size: [32, 32], channels: 3}
 """
 TARGETS = ("lwe", "sfda_regression", "nmnc")
-
-
-def finished(work: Path, *args: str) -> None:
-    """Mark every job of ``args`` done without running it: create its outputs, then let Snakemake touch them
-    and record its metadata (the state of a finished run, without its cost)."""
-    plan = snakemake(work, "-n", *args).stdout
-    for line in plan.splitlines():
-        match = re.match(r"^\s+output: (.*)$", line)
-        for path in match.group(1).split(", ") if match else []:
-            target = work / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if not target.exists():
-                target.write_text("placeholder")
-    snakemake(work, "--touch", "--cores", "1", *args)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,10 @@ declare_paper(
     stage(
         "train",
         input={"digits": "data/images/digits.npz"},
-        output={"runs": "results/nmnc/runs.json"},
+        output={
+            "runs": "results/nmnc/runs.json",
+            "manifest": "results/nmnc/data/manifest.json",
+        },
         env="torch",
         settings=[
             "source",
@@ -37,4 +40,5 @@ declare_paper(
             "metrics": "results/nmnc/metrics.json",
         },
     ),
+    manifests=["results/nmnc/data/manifest.json"],
 )

@@ -4,7 +4,10 @@ Each reader turns a benchmark's own on-disk layout into an :class:`ImageIndex` (
 split and the attributes group-robustness methods need), checking the layout and naming the file at
 fault. Pixels are loaded on demand with :func:`load_images` so an index of ImageNet fits in memory.
 
-- class folders (CIFAR-10 exported as PNGs, ImageNet): ``root/<split>/<class>/<image>``;
+- class folders (CIFAR-10 exported as PNGs, ImageNet): ``root/<split>/<class>/<image>``; each file is opened and
+  integrity-checked while indexed, an unreadable or corrupt one refused (:class:`repro.data.refusals.Refusals`:
+  counted, the first ten named, the summary in ``ImageIndex.refused``), more than ``max_bad_fraction`` refused
+  stops the reader;
 - Waterbirds (Sagawa et al. 2020): ``metadata.csv`` with img_filename, y, split (0/1/2), place;
 - CelebA: ``list_attr_celeba.csv`` (image_id, 40 attributes in {-1, 1}) and ``list_eval_partition.csv``
   (image_id, partition 0/1/2), images under ``img_align_celeba/``;
@@ -20,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from repro.data.refusals import Refusals
 from repro.data.tabular import read_table
 from repro.workflow.io import InputError
 
@@ -37,16 +41,39 @@ class ImageIndex:
     split: np.ndarray
     classes: list[str] = field(default_factory=list)
     attributes: dict[str, np.ndarray] = field(default_factory=dict)
+    refused: dict = field(default_factory=dict)
+    """The reader's :meth:`Refusals.summary` where it checks the files (class folders), else empty."""
 
     def subset(self, split: str) -> ImageIndex:
         keep = self.split == split
         attrs = {k: v[keep] for k, v in self.attributes.items()}
-        return ImageIndex(self.root, self.paths[keep], self.labels[keep], self.split[keep], self.classes, attrs)
+        return ImageIndex(
+            self.root, self.paths[keep], self.labels[keep], self.split[keep], self.classes, attrs, self.refused
+        )
 
 
-def read_class_folders(root: str | os.PathLike, splits: tuple[str, ...] = ("train", "val", "test")) -> ImageIndex:
+def image_problem(path: Path) -> str | None:
+    """Why the image file cannot be used, or None: Pillow must identify it and pass its integrity check
+    (``verify``: the header, and for PNG every chunk's checksum), which reads the file but decodes no pixels,
+    so indexing ImageNet stays an I/O pass."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            image.verify()
+    except UnidentifiedImageError:
+        return "not an image Pillow identifies"
+    except (OSError, SyntaxError, ValueError, EOFError):
+        return "corrupt or truncated image"
+    return None
+
+
+def read_class_folders(
+    root: str | os.PathLike, splits: tuple[str, ...] = ("train", "val", "test"), max_bad_fraction: float = 0.0
+) -> ImageIndex:
     """``root/<split>/<class>/<image>`` (CIFAR-10/ImageNet style); classes are the sorted folder names of the
-    first split present, and every other split must use the same names."""
+    first split present, and every other split must use the same names. Unreadable or corrupt images are
+    refused by relative path (an InputError naming ``root`` when more than ``max_bad_fraction`` of them are)."""
     root = Path(root)
     present = [s for s in splits if (root / s).is_dir()]
     if not present:
@@ -55,6 +82,7 @@ def read_class_folders(root: str | os.PathLike, splits: tuple[str, ...] = ("trai
     if not classes:
         raise InputError(root / present[0], "holds no class folders")
     paths, labels, split = [], [], []
+    refusals = Refusals(root, "images")
     for name in present:
         found = sorted(p.name for p in (root / name).iterdir() if p.is_dir())
         if found != classes:
@@ -63,10 +91,19 @@ def read_class_folders(root: str | os.PathLike, splits: tuple[str, ...] = ("trai
             files = sorted(p for p in (root / name / cls).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
             if not files:
                 raise InputError(root / name / cls, "holds no images")
-            paths += [str(p.relative_to(root)) for p in files]
-            labels += [label] * len(files)
-            split += [name] * len(files)
-    return ImageIndex(root, np.array(paths), np.array(labels, dtype=np.int64), np.array(split), classes)
+            refusals.seen(len(files))
+            for path in files:
+                rel, problem = str(path.relative_to(root)), image_problem(path)
+                if problem:
+                    refusals.refuse(rel, problem)
+                    continue
+                paths.append(rel)
+                labels.append(label)
+                split.append(name)
+    refused = refusals.close(max_bad_fraction)
+    return ImageIndex(
+        root, np.array(paths), np.array(labels, dtype=np.int64), np.array(split), classes, refused=refused
+    )
 
 
 def _split_names(codes: pd.Series, path: Path) -> np.ndarray:

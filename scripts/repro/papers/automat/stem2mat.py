@@ -7,8 +7,12 @@ truth, whatever its composition (the reconstruction retrieves from no template l
 pymatgen writes it back), its reduced formula and lattice constant, and the recorded image resampled to the
 pipeline's pixel size, cropped to its field of view and scaled to the expected counts at the file's dose.
 Rotation and shift are not part of the labels (NaN). Images are recorded once, at one dose: ``noisy`` holds NaN
-at the other doses of the set, which the reconstruct stage skips. A sample without a CIF is counted and named
-(first ten) in the summary the manifest records, with every file read (size in bytes and sha256).
+at the other doses of the set, which the reconstruct stage skips. A sample without a CIF (no ground truth) is
+counted and named (first ten) in the summary the manifest records, with every file read (size in bytes and
+sha256). A sample whose image is unreadable, constant or smaller than the pipeline's field of view, or whose CIF
+pymatgen cannot read, is refused (:class:`repro.data.refusals.Refusals`: by path, counted, the first ten named in
+the log and the summary); more than ``source.max_bad_fraction`` of the samples with a CIF refused stops the reader
+with an InputError naming the folder. A file name without a dose stops it at once (the layout is not the card's).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
+from repro.data.refusals import Refusals
 from repro.workflow.io import InputError, sha256
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
@@ -28,7 +33,7 @@ SAMPLING = re.compile(r"sampling[_-]?(\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
 def read_cif(cif: Path):
-    """The CIF's structure (pymatgen), or an InputError naming the file."""
+    """The CIF's structure (pymatgen), or an InputError naming the file (problem "not a readable CIF (...)")."""
     from pymatgen.core import Structure
 
     try:
@@ -38,7 +43,8 @@ def read_cif(cif: Path):
 
 
 def recorded_image(path: Path, sampling: float, imaging: dict) -> np.ndarray:
-    """The image at the pipeline's pixel size, centre-cropped to its shape, peak-normalised."""
+    """The image at the pipeline's pixel size, centre-cropped to its shape, peak-normalised; an InputError whose
+    problem before " (" is the reason the reader refuses the sample under."""
     try:
         with Image.open(path) as im:
             image = np.asarray(im.convert("F"), dtype=float)
@@ -47,7 +53,7 @@ def recorded_image(path: Path, sampling: float, imaging: dict) -> np.ndarray:
     image = ndimage.zoom(image, sampling / imaging["pixel"], order=1)
     n = imaging["shape"]
     if min(image.shape) < n:
-        raise InputError(path, f"field of view {image.shape} px at {imaging['pixel']} Å/px is smaller than {n} px")
+        raise InputError(path, f"field of view smaller than {n} px ({image.shape} px at {imaging['pixel']} Å/px)")
     y0, x0 = (image.shape[0] - n) // 2, (image.shape[1] - n) // 2
     image = image[y0 : y0 + n, x0 : x0 + n]
     image = image - image.min()
@@ -65,6 +71,7 @@ def read_stem2mat(root: Path, source: dict, imaging: dict) -> tuple[dict, dict]:
     if not root.is_dir():
         raise InputError(root, "STEM2Mat benchmark folder not found (the dataset card's benchmark/ folder)")
     samples, no_cif = [], []
+    refusals = Refusals(root, "samples")
     for tier in source.get("tiers", ["tier1", "tier2", "tier3"]):
         folder = root / tier / "img"
         if not folder.is_dir():
@@ -72,17 +79,24 @@ def read_stem2mat(root: Path, source: dict, imaging: dict) -> tuple[dict, dict]:
         for path in sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
             cif = root / tier / "cif_file" / f"{path.stem}.cif"
             if not cif.is_file():
-                no_cif.append(f"{tier}/{path.name}")
+                no_cif.append(str(path.relative_to(root)))
                 continue
             dose = DOSE.search(path.stem)
             if dose is None:
                 raise InputError(path, "file name gives no dose (expected e.g. 'dose30000')")
             sampling = SAMPLING.search(path.stem)
-            crystal = read_cif(cif)
             pixel_size = float(sampling.group(1)) if sampling else float(source["sampling"])
-            samples.append((tier, path.name, crystal, float(dose.group(1)), recorded_image(path, pixel_size, imaging)))
-    if not samples:
+            refusals.seen()
+            try:
+                crystal = read_cif(cif)
+                image = recorded_image(path, pixel_size, imaging)
+            except InputError as err:
+                refusals.refuse(Path(err.path).relative_to(root), err.problem.split(" (")[0])
+                continue
+            samples.append((tier, path.name, crystal, float(dose.group(1)), image))
+    if not refusals.total:
         raise InputError(root, f"no image with a CIF under the tiers {source.get('tiers')}; without CIF: {no_cif[:10]}")
+    refused = refusals.close(source["max_bad_fraction"])
     doses = sorted({s[3] for s in samples})
     n = imaging["shape"]
     noisy = np.full((len(samples), len(doses), n, n), np.nan)
@@ -107,6 +121,7 @@ def read_stem2mat(root: Path, source: dict, imaging: dict) -> tuple[dict, dict]:
         "compositions": sorted({s[2].composition.reduced_formula for s in samples}),
         "skipped": {"no_cif": len(no_cif)},
         "skipped_first": no_cif[:10],
+        "refused": refused,
         "files": {
             rel: {"bytes": (root / rel).stat().st_size, "sha256": sha256(root / rel)}
             for s in samples

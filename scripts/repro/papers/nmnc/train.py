@@ -15,7 +15,7 @@ from repro.learning.smallnets import MLP, fit, predict
 from repro.learning.training import epoch_rng, train
 from repro.metrics.learning import accuracy
 from repro.papers.nmnc import nc
-from repro.papers.nmnc.data import load
+from repro.papers.nmnc.data import load, write_data_manifest
 from repro.papers.nmnc.learning import NoiseCorrelationMLP, forward_passes
 from repro.papers.nmnc.rnn import RowRNN, as_rows, measure
 from repro.workflow.device import pick_device
@@ -220,7 +220,7 @@ def main(job) -> None:
 def run_all(job) -> None:
     s = job.params.settings
     device = pick_device(job.params.device)
-    data = load(s, job.input.digits)
+    data, inputs = load(s, job.input.digits)
     n_in = data["train"].x.shape[1]
     runs = []
     for seed in s["seeds"]:
@@ -260,3 +260,4 @@ def run_all(job) -> None:
             "prior_class": int(np.argmax(np.bincount(data["train"].y))),
         },
     )
+    write_data_manifest(job.output.manifest, s["source"], inputs)
