@@ -97,3 +97,53 @@ def test_streamed_pca_baseline_matches_a_full_pca_and_keeps_memory_flat(tmp_path
         peaks.append(tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
     assert peaks[1] < 1.5 * peaks[0], f"peak memory grew with the windows: {peaks}"
+
+
+def _grouped_windows(groups=24, per_group=6, seed=0):
+    """Windows of ``groups`` sequence groups (two chains each, like the models of an NMR ensemble), each group
+    with a random fold-class label and a feature vector of its own (the same for its windows, plus noise)."""
+    rng = np.random.default_rng(seed)
+    group = np.repeat(np.arange(groups), per_group)
+    chain = 2 * group + np.arange(group.size) % 2
+    label = rng.integers(0, 3, groups)[group]
+    identity = rng.normal(0, 1, (groups, 6))[group] + rng.normal(0, 0.01, (group.size, 6))
+    return group, chain, label, identity
+
+
+def test_probe_folds_never_put_a_protein_in_both_a_fit_and_its_evaluation():
+    from repro.papers.protein_tokens.evaluate import fit_rows, probe_folds
+
+    group, chain, *_ = _grouped_windows()
+    folds = probe_folds(group, 5)
+    assert sorted(np.unique(folds).tolist()) == [0, 1, 2, 3, 4]  # every window scored by exactly one fold
+    for f, rows in enumerate(fit_rows(folds, limit=50, seed=0)):
+        scored = folds == f
+        assert 0 < len(rows) <= 50 and not scored[rows].any()
+        assert not set(group[rows]) & set(group[scored]) and not set(chain[rows]) & set(chain[scored])
+    assert np.unique(probe_folds(group[:12], 5)).size == 2  # two groups: at most two folds
+    with pytest.raises(ValueError, match="two sequence groups"):
+        probe_folds(np.zeros(6, int), 5)
+
+
+def test_cross_fitted_probe_cannot_read_a_label_off_its_own_protein():
+    """Features that name the protein but say nothing about its class: a probe that had seen the protein
+    would be right on nearly every window; the cross-fitted one stays near chance. Features that carry the
+    class are read."""
+    from repro.papers.protein_tokens.evaluate import cross_fitted, fit_rows, prior_predictions, probe_folds, scores
+
+    group, _, label, identity = _grouped_windows()
+    folds = probe_folds(group, 4)
+    fits = fit_rows(folds, limit=10_000, seed=0)
+    settings = {"hidden": 32, "alpha": 1e-3, "max_iter": 300}
+    codes = identity[:, None, :].astype(np.float32)  # [N, K = 1, c]
+    blind = scores(cross_fitted(codes, label, folds, fits, settings, 0, batch=7), label)
+    assert blind["accuracy"] < 0.6
+    by_window = np.arange(label.size) % 4  # folds that split proteins: the probe reads the label off the protein
+    leaky = cross_fitted(codes, label, by_window, fit_rows(by_window, 10_000, 0), settings, 0, 7)
+    assert scores(leaky, label)["accuracy"] > 0.8
+    informative = np.concatenate([3 * np.eye(3, dtype=np.float32)[label][:, None, :], codes], axis=-1)
+    read = scores(cross_fitted(informative, label, folds, fits, settings, 0, batch=7), label)
+    assert read["accuracy"] > 0.9
+    prior = prior_predictions(label, folds, fits)
+    for f, rows in enumerate(fits):
+        assert np.all(prior[folds == f] == np.argmax(np.bincount(label[rows])))

@@ -2,8 +2,13 @@
 
 Differences between methods carry a percentile bootstrap interval over held-out sequence groups (windows of
 one protein, and the models of an NMR ensemble, are resampled together), and pass only when the whole
-interval clears the test. Smoke scale: the decoder is a regression decoder (Kabsch-RMSD + distance-matrix
-loss), a stand-in for the paper's flow-matching decoder; the fold classes are a DSSP-content proxy for CATH.
+interval clears the test. The tokenizers train on the training chains and are scored on the held-out ones;
+the fold-class probes are cross-fitted instead, over every chain in folds of whole sequence groups (each
+window scored by probes fitted on the other folds, so no protein is ever both in a probe's fit and its
+evaluation), because the held-out chains alone are too few groups for the probes' intervals; the tokenizers
+having seen a chain does not show them its fold-class label. Smoke scale: the decoder is a regression
+decoder (Kabsch-RMSD + distance-matrix loss), a stand-in for the paper's flow-matching decoder; the fold
+classes are a DSSP-content proxy for CATH.
 """
 
 from __future__ import annotations
@@ -52,8 +57,9 @@ def nested_vs_ablation(m: Mapping[str, Any]) -> Measured:
 
 
 def probe_gain(m: Mapping[str, Any]) -> Measured:
-    """Probe accuracy on APT's global tokens minus on the local tokens concatenated (held-out, per group): the
-    same number of features (K tokens x c code dimensions each), so the probes differ only in the tokens."""
+    """Probe accuracy on APT's global tokens minus on the local tokens concatenated (cross-fitted, per sequence
+    group): the same number of features (K tokens x c code dimensions each), so the probes differ only in the
+    tokens."""
     probe = m["probe"]
     dims = probe["dimensions"]
     if dims["apt_global"] != dims["local_concatenated"]:
@@ -71,7 +77,8 @@ def reconstruction_skill(variant: str):
 
 
 def probe_skill(name: str):
-    """Per held-out group, the probe's error rate against the class prior's."""
+    """Per sequence group, the cross-fitted probe's error rate against the class prior's (the majority class of
+    the same fold's fit windows)."""
 
     def measure(m: Mapping[str, Any]) -> Measured:
         correct = m["probe"]["correct_per_group"]
@@ -110,9 +117,9 @@ CLAIMS = [
         learning_check(
             f"learn_probe_{name}",
             label,
-            "the training class prior",
+            "the class prior (the majority class of the same fold's fit windows)",
             probe_skill(name),
-            error="error rate per held-out group",
+            error="error rate (cross-fitted over every chain in folds of whole sequence groups) per group",
         )
         for name, label in PROBES.items()
     ],
@@ -152,7 +159,9 @@ CLAIMS = [
         "paper",
         "A non-linear probe of the fold-class proxy (mainly-alpha / mainly-beta / alpha-beta from DSSP content, "
         "standing in for CATH class) is more accurate on APT's global tokens than on the local tokens at the same "
-        "number of features (K tokens x c code dimensions, concatenated; held-out accuracy difference > 0)",
+        "number of features (K tokens x c code dimensions, concatenated; accuracy difference > 0, the probes "
+        "cross-fitted over every chain in folds of whole sequence groups, the tokenizers' training chains "
+        "included: no protein is both in a probe's fit and in its evaluation)",
         Test(">", 0.0),
         probe_gain,
         reported="probing",

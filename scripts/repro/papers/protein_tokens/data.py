@@ -4,7 +4,8 @@ Each chain of ``data/structures/chains.parquet`` is cut into windows of ``window
 ``stride`` residues (a chain shorter than the window but at least ``min_length`` long is one padded,
 masked window). ``group`` numbers the distinct sequences (NMR models and copies of one protein share
 one), the unit the evaluation resamples. A window inherits its chain's split (the source splits by sequence group), so no
-protein has windows on both sides of the probe or the reconstruction test. The probe label is the
+protein has windows on both sides of the reconstruction test (the probes' cross-fitting folds are whole
+groups too: repro.papers.protein_tokens.evaluate.probe_folds). The probe label is the
 CATH-class proxy from DSSP content: mainly-alpha (helix >= 40 %, strand < 10 %), mainly-beta (strand >=
 30 %, helix < 10 %), alpha/beta otherwise (CATH classes are defined by secondary-structure content).
 """

@@ -6,12 +6,15 @@ flat in the number of windows)
 (C-alpha RMSD after Kabsch superposition: :func:`repro.metrics.protein_geometry.rmsd`; DSSP of decoded backbones:
 :func:`repro.metrics.protein_geometry.dssp_of_backbone`), independently of the torch losses. Held-out = the
 source's val and test chains (nothing is selected on them); per-window numbers are averaged per sequence
-group first, the unit the claims' bootstrap resamples. The non-learned global baseline (top principal
-components of the C-alpha distance matrix, quantised to the same bits, decoded by classical MDS) is
-reported beside the tokenizers; it is fitted incrementally (scikit-learn's IncrementalPCA) on at most
-``inference.pca_fit_windows`` training windows and applied batch by batch. The learning checks' trivial
+group first, the unit the claims' bootstrap resamples. The fold-class probes are the exception: they are
+cross-fitted over every window (:func:`probe_folds`: folds of whole sequence groups, each scored by probes
+fitted on the other folds), since the held-out chains alone are too few groups for their intervals.
+The non-learned global baseline (top principal components of the C-alpha distance matrix, quantised to
+the same bits, decoded by classical MDS) is reported beside the tokenizers; it is fitted incrementally
+(scikit-learn's IncrementalPCA) on at most ``inference.pca_fit_windows`` training windows and applied
+batch by batch. The learning checks' trivial
 predictors are computed here too: the medoid training window (the structure that is closest on average to
-the others, what a decoder that ignores its tokens could output at best) and the training class prior.
+the others, what a decoder that ignores its tokens could output at best) and each fold's class prior.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import logging
 import numpy as np
 from sklearn.decomposition import IncrementalPCA
 from sklearn.metrics import f1_score
+from sklearn.model_selection import GroupKFold
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -77,8 +81,34 @@ def medoid_rmsd(windows: dict, rows: np.ndarray, batch: int) -> np.ndarray:
     return out
 
 
-def probe(features_train, y_train, features_test, y_test, settings: dict, seed: int) -> dict:
-    """Non-linear probe (standardised MLP) trained on training windows, scored on held-out windows."""
+def probe_folds(groups: np.ndarray, folds: int) -> np.ndarray:
+    """Fold of every window for cross-fitting the probes: whole sequence groups (every window of a protein,
+    every model of an NMR ensemble) are dealt into ``folds`` folds (scikit-learn's GroupKFold, deterministic),
+    so no window of a protein is ever both in a probe's fit and in its evaluation. Why cross-fitting: the
+    held-out chains alone are too few sequence groups for the probes' intervals to resolve their skill."""
+    n = min(int(folds), int(np.unique(groups).size))
+    if n < 2:
+        raise ValueError(f"cross-fitting the probes needs at least two sequence groups, got {n}")
+    out = np.empty(len(groups), np.int64)
+    for f, (_, scored) in enumerate(GroupKFold(n).split(groups, groups=groups)):
+        out[scored] = f
+    return out
+
+
+def fit_rows(folds: np.ndarray, limit: int, seed: int) -> list[np.ndarray]:
+    """Per fold, the windows its probes (and its class prior) are fitted on: every window of the other folds,
+    at most ``limit`` of them (a seeded subset, so the fit's cost is bounded at any scale)."""
+    out = []
+    for f in range(int(folds.max()) + 1):
+        rows = np.flatnonzero(folds != f)
+        if len(rows) > limit:
+            rows = np.sort(np.random.default_rng([seed, 3, f]).choice(rows, limit, replace=False))
+        out.append(rows)
+    return out
+
+
+def fit_probe(features: np.ndarray, labels: np.ndarray, settings: dict, seed: int):
+    """Non-linear probe (standardised MLP) fitted on one fold's fit windows."""
     model = make_pipeline(
         StandardScaler(),
         MLPClassifier(
@@ -88,23 +118,35 @@ def probe(features_train, y_train, features_test, y_test, settings: dict, seed: 
             random_state=seed,
         ),
     )
-    model.fit(features_train, y_train)
-    predicted = model.predict(features_test)
-    return {
-        "correct": (predicted == y_test).astype(float),
-        "accuracy": float(np.mean(predicted == y_test)),
-        "macro_f1": float(f1_score(y_test, predicted, average="macro")),
-    }
+    return model.fit(features, labels)
 
 
-def prior(y_train, y_test) -> dict:
-    """The class prior's prediction (the majority training class) scored like a probe."""
-    majority = int(np.argmax(np.bincount(y_train)))
-    predicted = np.full(len(y_test), majority)
+def cross_fitted(codes, labels, folds, fits, settings: dict, seed: int, batch: int) -> np.ndarray:
+    """The probe's prediction for every window, each window predicted by the probe fitted on ``fits[f]`` (the
+    other folds) for its fold f; the scored windows are featurised and predicted ``batch`` at a time."""
+    predicted = np.empty(len(labels), labels.dtype)
+    for f, rows in enumerate(fits):
+        model = fit_probe(probe_features(codes, rows, batch), labels[rows], settings, seed)
+        scored = np.flatnonzero(folds == f)
+        for part in batches(len(scored), batch):
+            predicted[scored[part]] = model.predict(probe_features(codes, scored[part], batch))
+    return predicted
+
+
+def prior_predictions(labels: np.ndarray, folds: np.ndarray, fits: list[np.ndarray]) -> np.ndarray:
+    """The class prior's prediction for every window: the majority class of its fold's fit windows."""
+    predicted = np.empty_like(labels)
+    for f, rows in enumerate(fits):
+        predicted[folds == f] = np.argmax(np.bincount(labels[rows]))
+    return predicted
+
+
+def scores(predicted: np.ndarray, labels: np.ndarray) -> dict:
+    correct = (predicted == labels).astype(float)
     return {
-        "correct": (predicted == y_test).astype(float),
-        "accuracy": float(np.mean(predicted == y_test)),
-        "macro_f1": float(f1_score(y_test, predicted, average="macro")),
+        "correct": correct,
+        "accuracy": float(np.mean(correct)),
+        "macro_f1": float(f1_score(labels, predicted, average="macro")),
     }
 
 
@@ -207,13 +249,12 @@ def shrink_metrics(windows, shrunk_bb, shrunk_mask, held, groups, seed: int, bat
     }
 
 
-def probe_features(codes, rows: np.ndarray, kind: str, batch: int) -> np.ndarray:
-    """Probe inputs of the windows ``rows``: the tokens concatenated (``concatenated``: K x c features) or
-    averaged over tokens (``mean_pooled``: c features)."""
+def probe_features(codes, rows: np.ndarray, batch: int) -> np.ndarray:
+    """Probe inputs of the windows ``rows``: their K tokens concatenated (K x c features)."""
     parts = []
     for part in batches(len(rows), batch):
         block = np.asarray(codes[rows[part]], dtype=np.float32)
-        parts.append(block.mean(axis=1) if kind == "mean_pooled" else block.reshape(len(block), -1))
+        parts.append(block.reshape(len(block), -1))
     return np.concatenate(parts)
 
 
@@ -234,28 +275,18 @@ def seed_metrics(windows: dict, outputs: dict, settings: dict, run_seed: int) ->
             out["prefix"][variant] = per_group(per_k[prefix_k - 1], groups)
         if variant == "apt":
             out["apt_by_k"] = per_group(per_k, groups)
-    train = np.flatnonzero(split == 0)
-    if len(train) > settings["inference"]["probe_train_windows"]:
-        limit = settings["inference"]["probe_train_windows"]
-        train = np.sort(np.random.default_rng([run_seed, 3]).choice(train, limit, replace=False))
-    features = {"apt_global": (outputs[f"codes/apt/{run_seed}"], "concatenated")}
+    features = {"apt_global": outputs[f"codes/apt/{run_seed}"]}
     if "local" in settings["variants"]:
-        local = outputs[f"codes/local/{run_seed}"]
-        features |= {"local_concatenated": (local, "concatenated"), "local_mean_pooled": (local, "mean_pooled")}
+        features["local_concatenated"] = outputs[f"codes/local/{run_seed}"]
+    folds = probe_folds(np.asarray(windows["group"]), settings["probe"]["folds"])
+    fits = fit_rows(folds, settings["inference"]["probe_train_windows"], run_seed)
     out["probe"] = {
-        name: probe(
-            probe_features(codes, train, kind, batch),
-            labels[train],
-            probe_features(codes, held, kind, batch),
-            labels[held],
-            settings["probe"],
-            run_seed,
-        )
-        for name, (codes, kind) in features.items()
+        name: scores(cross_fitted(codes, labels, folds, fits, settings["probe"], run_seed, batch), labels)
+        for name, codes in features.items()
     }
-    out["probe"]["class_prior"] = prior(labels[train], labels[held])
-    out["probe_dimensions"] = {name: int(np.prod(codes.shape[1:]) if kind == "concatenated" else codes.shape[-1])
-                               for name, (codes, kind) in features.items()}  # fmt: skip
+    out["probe"]["class_prior"] = scores(prior_predictions(labels, folds, fits), labels)
+    out["probe_folds"] = int(folds.max()) + 1
+    out["probe_dimensions"] = {name: int(np.prod(codes.shape[1:])) for name, codes in features.items()}
     out["shrink"] = shrink_metrics(
         windows, outputs[f"shrunk/apt/{run_seed}"], outputs["shrunk_mask"], held, groups, run_seed, batch
     )
@@ -293,14 +324,23 @@ def compute_metrics(windows: dict, outputs: dict, training: dict, settings: dict
         "mean_rmsd": float(np.mean(baseline["rmsd"]))
     }
     names = list(runs[0]["probe"])
-    labels = np.asarray(windows["label"])
+    labels, all_groups = np.asarray(windows["label"]), np.asarray(windows["group"])
+    tokenizer_held = np.asarray(windows["split"]) > 0
     metrics["probe"] = {
         "accuracy": {n: float(np.mean([r["probe"][n]["accuracy"] for r in runs])) for n in names},
         "macro_f1": {n: float(np.mean([r["probe"][n]["macro_f1"] for r in runs])) for n in names},
         "accuracy_per_seed": {n: [r["probe"][n]["accuracy"] for r in runs] for n in names},
-        "correct_per_group": {n: _mean([per_group(r["probe"][n]["correct"], groups) for r in runs]) for n in names},
+        # the tokenizers trained on the training chains: accuracy on those and on the held-out ones, apart
+        "accuracy_by_tokenizer_split": {
+            part: {n: float(np.mean([np.mean(r["probe"][n]["correct"][rows]) for r in runs])) for n in names}
+            for part, rows in (("training_chains", ~tokenizer_held), ("heldout_chains", tokenizer_held))
+        },
+        "correct_per_group": {n: _mean([per_group(r["probe"][n]["correct"], all_groups) for r in runs]) for n in names},
         "dimensions": runs[0]["probe_dimensions"],
-        "class_counts_heldout": np.bincount(labels[held], minlength=3),
+        "folds": runs[0]["probe_folds"],
+        "scored_windows": int(labels.size),
+        "scored_groups": int(np.unique(all_groups).size),
+        "class_counts": np.bincount(labels, minlength=3),
     }
     shrink = [r["shrink"] for r in runs]
     metrics["shrink"] = {key: _mean([s[key] for s in shrink]) for key in shrink[0]} | {"factor": settings["shrink"]}

@@ -43,7 +43,7 @@ def comparisons(metrics: dict, path: str) -> None:
     axes[0][1].bar(x - 0.2, [probe["accuracy"][p] for p in probes], 0.4, label="accuracy")
     axes[0][1].bar(x + 0.2, [probe["macro_f1"][p] for p in probes], 0.4, label="macro F1")
     axes[0][1].set_xticks(x, probes, rotation=20, fontsize=7)
-    axes[0][1].set(ylim=(0, 1), ylabel="held-out score (fraction)", title="fold-class proxy probe (held-out)")
+    axes[0][1].set(ylim=(0, 1), ylabel="cross-fitted score (fraction)", title="fold-class proxy probe (grouped folds)")
     axes[0][1].legend(fontsize=7)
     save(fig, path)
 
