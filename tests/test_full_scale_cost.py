@@ -146,6 +146,16 @@ def test_path_endpoints_are_the_rehearsal_and_full_sizes():
     assert C.value_at(layers, 1.0) == [512] and C.length_multiplier([layers]) == 2.0
 
 
+def test_a_shrinking_integer_key_walks_through_divisors_of_its_rehearsal_value():
+    """A downsampling factor of 12 at the rehearsal and 1 at full scale stays a divisor of 12 on the path (a
+    grid the rehearsal's factor divides is divided by every point's), and ends at full scale's value."""
+    key = C.SizeKey(("papers", "x", "downsample"), 12, 1)
+    walked = [C.value_at(key, t) for t in (0.0, 0.15, 0.3, 0.5, 0.8)]
+    assert all(12 % v == 0 for v in walked) and walked[0] == 12
+    assert walked == sorted(walked, reverse=True) and walked[-1] < 12
+    assert C.value_at(key, 1.0) == 1
+
+
 def test_request_problems_name_every_excess():
     partitions = {"cpu": {"max_gpu": 0, "max_mem_mb": 1000}, "gpu": {"max_gpu": 1}}
     devices = {"gpu": {"gpu_mem_mb": 500}}

@@ -127,10 +127,17 @@ def value_at(key: SizeKey, t: float) -> Any:
     def one(a: Any, ratio: float) -> Any:
         v = float(a) * ratio**t
         if integer and isinstance(a, int):
+            end = int(round(a * ratio))
+            if end < a and t < 1:
+                # a key that shrinks toward full scale (a downsampling factor, a stride) moves through the
+                # divisors of its rehearsal value, so that it still divides whatever that value divides (a
+                # grid of 384 downsampled by 12 may be by 6 or 4, never by 9)
+                divisors = [d for d in range(max(end, 1), a + 1) if a % d == 0]
+                return min(divisors, key=lambda d: abs(math.log(d / v)))
             # a multiple of what both ends share (a crop that must divide by 16 stays so), never below the
             # smaller end
-            unit = math.gcd(a, int(round(a * ratio))) or 1
-            return max(unit * int(round(v / unit)), min(a, int(round(a * ratio))))
+            unit = math.gcd(a, end) or 1
+            return max(unit * int(round(v / unit)), min(a, end))
         return v
 
     if isinstance(key.rehearsal, list):
