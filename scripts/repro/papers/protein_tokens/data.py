@@ -46,41 +46,41 @@ def window_starts(length: int, window: int, stride: int) -> list[int]:
 
 
 def make_windows(chains, settings: dict) -> dict[str, np.ndarray]:
+    """Every window of every chain of at least ``min_length`` residues, in arrays allocated once at their final
+    size (a first pass counts the windows): at paper scale a million windows are 1.3 GB of arrays, and lists
+    of per-window arrays stacked at the end would hold that twice plus Python's overhead per window."""
     window, stride = settings["window"], settings["stride"]
-    backbone, mask, dssp, split, chain_index, labels, groups = [], [], [], [], [], [], []
-    kept, sequences = [], {}
-    for chain in chains:
-        length = len(chain.sequence)
-        if length < settings["min_length"]:
-            continue
-        kept.append(chain.chain_id)
-        for start in window_starts(length, window, stride):
-            stop = min(start + window, length)
-            bb = np.zeros((window, 3, 3), np.float32)
-            bb[: stop - start] = chain.backbone[start:stop]
-            m = np.zeros(window, np.float32)
-            m[: stop - start] = 1.0
-            codes = np.full(window, DSSP_CLASSES.index("C"), np.uint8)
-            codes[: stop - start] = [DSSP_CLASSES.index(c) for c in chain.dssp[start:stop]]
-            backbone.append(bb)
-            mask.append(m)
-            dssp.append(codes)
-            split.append(SPLITS.index(chain.split))
-            chain_index.append(len(kept) - 1)
-            groups.append(sequences.setdefault(chain.sequence, len(sequences)))
-            labels.append(fold_class(chain.dssp[start:stop], settings["fold_class"]))
-    if not backbone:
+    kept = [chain for chain in chains if len(chain.sequence) >= settings["min_length"]]
+    if not kept:
         raise InputError("chains", f"no chain reaches min_length {settings['min_length']}")
-    return {
-        "backbone": np.stack(backbone),
-        "mask": np.stack(mask),
-        "dssp": np.stack(dssp),
-        "split": np.asarray(split, np.int8),
-        "chain": np.asarray(chain_index, np.int32),
-        "group": np.asarray(groups, np.int32),
-        "label": np.asarray(labels, np.int8),
-        "chain_ids": np.asarray(kept),
+    starts = [window_starts(len(chain.sequence), window, stride) for chain in kept]
+    n = sum(len(s) for s in starts)
+    out = {
+        "backbone": np.zeros((n, window, 3, 3), np.float32),
+        "mask": np.zeros((n, window), np.float32),
+        "dssp": np.full((n, window), DSSP_CLASSES.index("C"), np.uint8),
+        "split": np.empty(n, np.int8),
+        "chain": np.empty(n, np.int32),
+        "group": np.empty(n, np.int32),
+        "label": np.empty(n, np.int8),
+        "chain_ids": np.asarray([chain.chain_id for chain in kept]),
     }
+    sequences: dict[str, int] = {}
+    row = 0
+    for index, (chain, chain_starts) in enumerate(zip(kept, starts)):
+        codes = np.asarray([DSSP_CLASSES.index(c) for c in chain.dssp], np.uint8)
+        group = sequences.setdefault(chain.sequence, len(sequences))
+        for start in chain_starts:
+            stop = min(start + window, len(chain.sequence))
+            out["backbone"][row, : stop - start] = chain.backbone[start:stop]
+            out["mask"][row, : stop - start] = 1.0
+            out["dssp"][row, : stop - start] = codes[start:stop]
+            out["split"][row] = SPLITS.index(chain.split)
+            out["chain"][row] = index
+            out["group"][row] = group
+            out["label"][row] = fold_class(chain.dssp[start:stop], settings["fold_class"])
+            row += 1
+    return out
 
 
 def main(job) -> None:
