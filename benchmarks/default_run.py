@@ -246,11 +246,14 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measured_snakemake(work: Path, args: list[str], profile: Path | None = None, timeout: int = 7200) -> dict:
+def measured_snakemake(
+    work: Path, args: list[str], profile: Path | None = None, timeout: int = 7200, check: bool = True
+) -> dict:
     """Run ``snakemake ARGS`` in ``work``; return its wall seconds, the engine's own CPU seconds and the CPU of
     the whole run (the engine and everything it started), and store them in ``work/.snakemake/engine_usage.json``.
 
-    With ``profile``, py-spy samples the engine process (not its jobs) at 20 Hz into that file.
+    With ``profile``, py-spy samples the engine process (not its jobs) at 20 Hz into that file. With ``check``,
+    a failed run stops this script; without, the record carries its return code and the tail of its stderr.
     """
     usage_file = work / ENGINE_USAGE
     usage_file.parent.mkdir(parents=True, exist_ok=True)
@@ -275,9 +278,11 @@ def measured_snakemake(work: Path, args: list[str], profile: Path | None = None,
     run_cpu = _children_cpu() - before  # before py-spy is waited for: its own CPU is not the run's
     if spy is not None:
         spy.wait(timeout=120)
-    if proc.returncode != 0:
+    if check and proc.returncode != 0:
         raise SystemExit(f"snakemake {' '.join(args)} failed ({proc.returncode}):\n{out[-3000:]}\n{err[-6000:]}")
-    engine = json.loads(usage_file.read_text())
+    engine = (
+        json.loads(usage_file.read_text()) if usage_file.is_file() else {"engine_cpu_s": 0.0, "engine_peak_mb": 0.0}
+    )
     record = {
         "args": args,
         "wall_s": round(wall, 1),
@@ -286,6 +291,8 @@ def measured_snakemake(work: Path, args: list[str], profile: Path | None = None,
         "run_cpu_s": round(run_cpu, 2),
         "engine_cpu_s": round(engine["engine_cpu_s"], 2),
         "engine_peak_mb": round(engine["engine_peak_mb"], 1),
+        "returncode": proc.returncode,
+        "stderr_tail": err[-3000:] if proc.returncode else "",
     }
     usage_file.write_text(json.dumps(record, indent=1))
     return record

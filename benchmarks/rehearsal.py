@@ -18,17 +18,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import resource
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from workflow_tools import commit_copy, copy_workflow, snakemake  # noqa: E402
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from default_run import measured_snakemake, top_frames  # noqa: E402
+from workflow_tools import commit_copy, copy_workflow  # noqa: E402
 
 from repro.workflow.config import enabled_papers, load_config  # noqa: E402
 from repro.workflow.entry import logged_usage  # noqa: E402
@@ -73,27 +74,29 @@ def jobs_cpu(run: Path) -> float:
     return float(sum((logged_usage(log) or (0.0, 0.0))[0] for log in run.glob("logs/**/*.log")))
 
 
-def rehearse(work: Path, papers: list[str], cores: int, targets: list[str]) -> dict:
+def rehearse(work: Path, papers: list[str], cores: int, targets: list[str], profile: Path | None = None) -> dict:
+    """Run the rehearsal in a fresh copy at ``work``; its record: wall, the stages' CPU (their logs), the Snakemake
+    process's own CPU (default_run.measured_snakemake: its getrusage at exit), and what is neither ("other": the
+    jobs' shells, the benchmark files' writers, stages whose log has no usage line)."""
     copy_workflow(work)
     commit_copy(work)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = snakemake(work, "--cores", str(cores), *targets, "--configfile", *OVERLAYS, timeout=7200, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    children_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    args = ["--cores", str(cores), *targets, "--configfile", *OVERLAYS]
+    rec = measured_snakemake(work, args, profile, timeout=7200, check=False)
     stage_cpu = jobs_cpu(work)
     claims, missing = collect(work, papers)
     return {
-        "command": " ".join(["snakemake", "--cores", str(cores), *targets, "--configfile", *OVERLAYS]),
-        "returncode": proc.returncode,
-        "wall_s": round(wall, 1),
+        "command": " ".join(["snakemake", *args]),
+        "returncode": rec["returncode"],
+        "wall_s": rec["wall_s"],
         "cores": cores,
+        "load_before": rec["load_before"],
+        "run_cpu_s": rec["run_cpu_s"],
         "stage_cpu_s": round(stage_cpu, 1),
-        "engine_cpu_s": round(max(children_cpu - stage_cpu, 0.0), 1),
+        "engine_cpu_s": rec["engine_cpu_s"],
+        "other_cpu_s": round(max(rec["run_cpu_s"] - rec["engine_cpu_s"] - stage_cpu, 0.0), 1),
         "papers": claims,
         "not_measured": missing,
-        "stderr_tail": proc.stderr[-3000:] if proc.returncode else "",
+        "stderr_tail": rec["stderr_tail"],
     }
 
 
@@ -103,18 +106,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--keep", type=Path, help="run in this folder and keep it")
     parser.add_argument("--no-write", action="store_true", help=f"do not write {OUT.relative_to(REPO)}")
+    parser.add_argument("--profile-engine", type=Path, metavar="FILE", help="py-spy the Snakemake process into FILE")
     args = parser.parse_args(argv)
     papers = args.papers or enabled_papers(load_config(*OVERLAYS))
     targets = [p.replace("-", "_") for p in args.papers]
     if args.keep:
-        result = rehearse(args.keep, papers, args.cores, targets)
+        result = rehearse(args.keep, papers, args.cores, targets, args.profile_engine)
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            result = rehearse(Path(tmp) / "wf", papers, args.cores, targets)
+            result = rehearse(Path(tmp) / "wf", papers, args.cores, targets, args.profile_engine)
     print(
         f"rehearsal of {len(papers)} papers: rc {result['returncode']}, {result['wall_s']:.0f} s wall at --cores "
-        f"{args.cores}, stages {result['stage_cpu_s']:.0f} CPU-s, engine {result['engine_cpu_s']:.0f} CPU-s"
+        f"{args.cores}, stages {result['stage_cpu_s']:.0f} CPU-s, engine (the snakemake process) "
+        f"{result['engine_cpu_s']:.0f} CPU-s ({100 * result['engine_cpu_s'] / max(result['run_cpu_s'], 1e-9):.1f} % of "
+        f"{result['run_cpu_s']:.0f}), other {result['other_cpu_s']:.0f} CPU-s"
     )
+    if args.profile_engine:
+        for share, frame in top_frames(args.profile_engine, 15):
+            print(f"{100 * share:5.1f} %  {frame}")
     for line in result["not_measured"]:
         print("not measured:", line)
     if result["returncode"]:

@@ -3,6 +3,7 @@
 Usage (cluster up: cluster/install && cluster/up):
     python benchmarks/slurm_walltime.py [TARGET ...] [--cores 2] [--init-seconds 5 40]
     python benchmarks/slurm_walltime.py --parse 3      # only the parse each cluster job repeats, 3 times
+    python benchmarks/slurm_walltime.py --local-seconds 1010   # reuse a quiet local run's wall time
 
 Each cluster job's Snakemake (--mode remote) parses the whole workflow again before its work: ``--parse N``
 times that parse N times (after one that records what later parses reuse) and prints wall and CPU seconds.
@@ -59,6 +60,13 @@ def main() -> None:
         help="values of --slurm-init-seconds-before-status-checks to compare",
     )
     parser.add_argument("--parse", type=int, metavar="N", help="only time the per-job parse, N times")
+    parser.add_argument(
+        "--local-seconds",
+        type=float,
+        metavar="S",
+        help="wall seconds of a local run of the same targets and commit, measured before (for example by "
+        "benchmarks/default_run.py --run on a quiet machine): the local run is not repeated",
+    )
     args = parser.parse_args()
     if args.parse:
         with tempfile.TemporaryDirectory() as tmp:
@@ -72,10 +80,14 @@ def main() -> None:
     targets = args.targets or paper_rules()
     problem = cluster_problem()
     with tempfile.TemporaryDirectory() as tmp:
-        local_s, log = timed(copy_tree(Path(tmp) / "local"), "--cores", args.cores, *targets)
-        jobs = len(re.findall(r"^\[.*\]\n(?:local)?rule ", log, flags=re.M)) or "?"
+        if args.local_seconds is None:
+            local_s, log = timed(copy_tree(Path(tmp) / "local"), "--cores", args.cores, *targets)
+            jobs = len(re.findall(r"^\[.*\]\n(?:local)?rule ", log, flags=re.M)) or "?"
+            origin = "measured now"
+        else:
+            local_s, jobs, origin = args.local_seconds, "?", "given with --local-seconds"
         print(f"targets: {' '.join(targets)}")
-        print(f"local --cores {args.cores}: {local_s:.1f} s")
+        print(f"local --cores {args.cores}: {local_s:.1f} s ({origin})")
         if problem:
             print(f"slurm: skipped ({problem})")
             return
@@ -88,7 +100,7 @@ def main() -> None:
             print(
                 f"slurm, first status check after {init} s: {slurm_s:.1f} s for {submitted} submitted jobs "
                 f"(overhead {slurm_s - local_s:+.1f} s, {(slurm_s - local_s) / max(submitted, 1):+.1f} s per job); "
-                f"local jobs counted: {jobs}"
+                f"local jobs counted: {jobs}; slurm/local {slurm_s / local_s:.2f} (goal at most 1.3)"
             )
 
 

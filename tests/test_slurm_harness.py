@@ -156,7 +156,14 @@ def loaded_workflow(root: Path, cli_args: list[str]) -> Iterator[tuple[Any, argp
 
     with in_dir(root):
         _, args = parse_args(cli_args)
-        settings = ResourceSettings(default_resources=args.default_resources, overwrite_resources=args.set_resources)
+        settings = ResourceSettings(  # as snakemake.cli builds them from the parsed arguments
+            cores=args.cores,
+            nodes=args.jobs,
+            resources=args.resources,
+            overwrite_resource_scopes=args.set_resource_scopes,
+            default_resources=args.default_resources,
+            overwrite_resources=args.set_resources,
+        )
         configs = ConfigSettings(configfiles=[Path(f).resolve() for f in args.configfile or []])
         with SnakemakeApi(OutputSettings()) as api:
             workflow = api.workflow(

@@ -160,6 +160,56 @@ def test_workflow_profile_never_replaces_a_slurm_profile_key(tree, tmp_path):
     assert normalise(real) == normalise(expected)
 
 
+def _group_request(workflow, width: int) -> dict:
+    """What Snakemake asks Slurm for a group of ``width`` one-thread stages that could all run at once (four
+    seeds' training of one paper, say), with the loaded workflow's resource constraints."""
+    from snakemake.resources import GroupResources
+
+    stage = SimpleNamespace(resources={"_cores": 1, "group_threads": 1, "mem_mb": 2000, "runtime": 30}, pipe_group=None)
+    return GroupResources.basic_layered(
+        toposorted_jobs=[[stage] * width],
+        constraints=workflow.global_resources,
+        run_local=False,
+        additive_resources=["runtime"],
+        sortby=["runtime"],
+    )
+
+
+def test_a_group_job_never_asks_more_cpus_than_the_profile_allows(tree, submitted):
+    """Snakemake sums the threads of a group's stages that could run at once, so a group of five parallel
+    one-thread stages asked 5 CPUs and pended for ever on the test cluster's 2-CPU node (the first 35-paper run
+    through it). Every grouped stage counts its threads as ``group_threads``; the slurm profile caps that per
+    group job (local scope: the stages beyond the cap run in series, their runtimes added), within every
+    partition's CPUs."""
+    for job, per_attempt, _ in submitted:
+        if "group_threads" in per_attempt[0]:
+            assert per_attempt[0]["group_threads"] == per_attempt[0]["_cores"], job.rule
+    assert any("group_threads" in r[0] for _, r, _ in submitted), "no grouped stage declares group_threads"
+    with loaded_workflow(tree, ["--profile", "slurm"]) as (workflow, args):
+        cap = workflow.global_resources.get("group_threads").value
+        assert workflow.resource_scopes.is_local("group_threads")
+        request = _group_request(workflow, 5)
+    partitions = yaml.safe_load((PROFILE / "partitions.yaml").read_text())["partitions"]
+    assert cap <= min(p["max_threads"] for p in partitions.values())
+    assert request["_cores"] == cap and request["runtime"] == 30 * -(-5 // cap)
+    with loaded_workflow(tree, ["--profile", "slurm", "--resources", "group_threads=99"]) as (workflow, _):
+        assert _group_request(workflow, 5)["_cores"] == 5  # without a binding cap: the whole layer at once
+
+
+def test_workflow_profile_is_loaded_and_keeps_the_engine_off_a_one_second_loop(tree):
+    """Snakemake finds a workflow profile only as profiles/default beside the Snakefile (one under workflow/ is
+    silently ignored for a top-level Snakefile, as a first version of this profile was). Its settings reach a
+    local run: the greedy scheduler (no CBC solver per scheduling pass) and a rate limit whose timespan is a
+    minute, since Snakemake re-runs the pass, stat-ing every ready job's inputs, once per timespan."""
+    assert not (tree / "workflow/profiles/default").exists(), "Snakemake does not look there for this Snakefile"
+    with loaded_workflow(tree, ["--cores", "2"]) as (_, args):
+        assert args.scheduler == "greedy"
+        assert args.max_jobs_per_timespan.timespan >= 60
+        assert args.max_jobs_per_timespan.max_jobs >= 1000  # never binds for this workflow's few hundred jobs
+    with loaded_workflow(tree, ["--cores", "2", "--workflow-profile", "none"]) as (_, args):
+        assert args.scheduler == "ilp" and args.max_jobs_per_timespan.timespan == 1  # Snakemake's own defaults
+
+
 def _network_imports(files: list[Path], scripts: Path) -> set[str]:
     found = set(third_party_imports(files, scripts)) & NETWORK_CLIENTS
     for f in files:

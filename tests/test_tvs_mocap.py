@@ -52,15 +52,15 @@ def settings(root, source="amass", clips=12, frames=60, **mocap):
 def test_amass_clips_are_windows_of_every_file_round_robin_with_injected_flaws(root, package):
     arrays, report = convert_files(package, settings(root))
     assert arrays["qpos"].shape[:2] == (12, 60) and report["windows_used"] == 12
-    assert report["files"] == 5 and report["files_refused"] == 0 and report["windows_available"] == 12
-    # shape.npz files do not match the pattern; the first five clips are the first windows of the five files
-    assert [str(f).split("#")[0] for f in arrays["family"][:5]] == [
-        f"CMU/{s}/{c}_poses.npz" for s, c, _, _ in sorted(amass.CLIPS)
+    assert report["files"] == 16 and report["files_refused"] == 0 and report["windows_available"] == 100
+    # shape.npz files do not match the pattern; the 12 clips are the first windows of the first 12 files
+    assert [str(f).split("#")[0] for f in arrays["family"]] == [
+        f"CMU/{s}/{c}_poses.npz" for s, c, _, _ in sorted(amass.CLIPS)[:12]
     ]
     flawed = arrays["flaw"] != "none"
     assert flawed.sum() == 6 and np.all(arrays["flaw_mask"][flawed].any(axis=1))
     assert not arrays["flaw_mask"][~flawed].any()
-    assert len(report["inputs"]) == 5
+    assert len(report["inputs"]) == 16
 
 
 def test_windows_retarget_the_clip_at_their_own_time(root, package):
@@ -98,15 +98,15 @@ def test_refused_files_are_counted_and_too_many_stop_the_run(root, package):
     nan[10, 5] = np.nan
     np.savez(folder / "01_10_poses.npz", **(z | {"poses": nan}))
     arrays, report = convert_files(package, settings(root, clips=10, max_refused=0.5))
-    assert report["files"] == 7 and report["files_refused"] == 2
+    assert report["files"] == 18 and report["files_refused"] == 2
     assert "01_09_poses.npz: shorter than one window" in report["files_refused_first"][0]
     assert "01_10_poses.npz: 1 frames with non-finite poses" in report["files_refused_first"][1]
-    with pytest.raises(InputError, match="2 of 7 files refused"):
+    with pytest.raises(InputError, match="2 of 18 files refused"):
         convert_files(package, settings(root, clips=10))
 
 
 def test_too_few_windows_and_missing_folders_are_named(root, package):
-    with pytest.raises(InputError, match="12 windows of 60 frames in 5 files; clips asks for 200"):
+    with pytest.raises(InputError, match="100 windows of 60 frames in 16 files; clips asks for 200"):
         convert_files(package, settings(root, clips=200))
     with pytest.raises(InputError, match="no file matches"):
         convert_files(package, settings(root, pattern="**/*.c3d"))

@@ -166,6 +166,10 @@ def stage_rule(slug, st):
         params["seed"] = config["seed"]
     if st.env == "torch":
         params["device"] = config["device"]
+    group = stage_group(slug, st)
+    if group is not None:
+        # counted against the per-group limit of slurm/config.yaml (`resources: group_threads=N`, scope local)
+        resources = resources | {"group_threads": threads}
     return {
         "name": f"{rule_name(slug)}_{st.name}",
         "input": inputs,
@@ -182,7 +186,7 @@ def stage_rule(slug, st):
         "localrule": st.localrule,
         "wildcard_constraints": st.constraints,
         "cache": cache,
-        "group": stage_group(slug, st),
+        "group": group,
     }
 
 
@@ -208,8 +212,11 @@ def stage_group(slug, st):
 
     Config ``cluster.group_small_stages`` switches grouping on, ``cluster.small_stage`` bounds the threads,
     mem_mb and runtime of a stage that shares its paper's job (a GPU stage never does). Local runs ignore
-    groups; under ``--profile slurm`` each group is one Slurm job asking the largest threads and memory of
-    its stages and the sum of their runtimes."""
+    groups; under ``--profile slurm`` each group is one Slurm job. Snakemake sums the threads and memory of
+    the group's stages that could run at once (a layer: four seeds' training, say) and takes its largest
+    layer, so a group could ask more CPUs than a node has and pend for ever; each grouped stage therefore
+    also counts its threads as ``group_threads``, which slurm/config.yaml caps per group job (a local-scoped
+    resource: layers wider than the cap run in series, their runtimes added)."""
     cluster = config.get("cluster", {})
     if not cluster.get("group_small_stages", True) or st.localrule:
         return None
