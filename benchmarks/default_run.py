@@ -22,8 +22,8 @@ Every rule writes a ``benchmark:`` file (``results/benchmarks/<slug>/<stage>.tsv
 - engine (with ``--run``): CPU seconds of the Snakemake process itself (its scheduler, file checks, job
   bookkeeping and benchmark sampling threads; from its own getrusage at exit) against the CPU of the whole run
   (every process the run started, from this script's getrusage of its waited-for children): the engine's
-  share of the run's CPU. "other" is what is neither the engine nor a stage's logged process (the scheduler's
-  ILP solver, a job whose log has no usage line). Stored in ``.snakemake/engine_usage.json`` of the run's
+  share of the run's CPU. "other" is what is neither the engine nor a stage's logged process (the jobs' script
+  wrappers, a job whose log has no usage line; with Snakemake's ILP scheduler, also its CBC solver). Stored in ``.snakemake/engine_usage.json`` of the run's
   folder, so tabulating that folder later prints it again. ``--profile-engine FILE`` also samples the engine
   with py-spy (``pip install py-spy``) into FILE (collapsed stacks; ``--top`` lists the heaviest frames).
 
@@ -280,17 +280,16 @@ def measured_snakemake(
         spy.wait(timeout=120)
     if check and proc.returncode != 0:
         raise SystemExit(f"snakemake {' '.join(args)} failed ({proc.returncode}):\n{out[-3000:]}\n{err[-6000:]}")
-    engine = (
-        json.loads(usage_file.read_text()) if usage_file.is_file() else {"engine_cpu_s": 0.0, "engine_peak_mb": 0.0}
-    )
+    # a run that died before its exit handler left no usage file: its engine CPU is unknown, not zero
+    engine = json.loads(usage_file.read_text()) if usage_file.is_file() else None
     record = {
         "args": args,
         "wall_s": round(wall, 1),
         "load_before": round(load, 2),
         "load_after": round(os.getloadavg()[0], 2),
         "run_cpu_s": round(run_cpu, 2),
-        "engine_cpu_s": round(engine["engine_cpu_s"], 2),
-        "engine_peak_mb": round(engine["engine_peak_mb"], 1),
+        "engine_cpu_s": round(engine["engine_cpu_s"], 2) if engine else None,
+        "engine_peak_mb": round(engine["engine_peak_mb"], 1) if engine else None,
         "returncode": proc.returncode,
         "stderr_tail": err[-3000:] if proc.returncode else "",
     }
@@ -305,12 +304,14 @@ def engine_share(workdir: Path, costs: dict[str, Cost]) -> str | None:
         return None
     rec = json.loads(path.read_text())
     run, engine = rec["run_cpu_s"], rec["engine_cpu_s"]
+    if engine is None:
+        return None
     stages = sum(cost.cpu for cost in costs.values())
     other = max(run - engine - stages, 0.0)
     return (
         f"engine (the snakemake process): {engine:.1f} CPU-s of {run:.1f} CPU-s for the whole run "
         f"({100 * engine / max(run, 1e-9):.1f} %); stages {stages:.1f} CPU-s, other {other:.1f} CPU-s "
-        f"(solver, jobs without a usage line); {rec['wall_s']:.0f} s wall, peak {rec['engine_peak_mb']:.0f} MB; "
+        f"(job processes outside a stage's logged usage: script wrappers, jobs without a usage line); {rec['wall_s']:.0f} s wall, peak {rec['engine_peak_mb']:.0f} MB; "
         f"load {rec['load_before']:.1f} before, {rec['load_after']:.1f} after"
     )
 

@@ -93,7 +93,9 @@ def rehearse(work: Path, papers: list[str], cores: int, targets: list[str], prof
         "run_cpu_s": rec["run_cpu_s"],
         "stage_cpu_s": round(stage_cpu, 1),
         "engine_cpu_s": rec["engine_cpu_s"],
-        "other_cpu_s": round(max(rec["run_cpu_s"] - rec["engine_cpu_s"] - stage_cpu, 0.0), 1),
+        "other_cpu_s": None
+        if rec["engine_cpu_s"] is None
+        else round(max(rec["run_cpu_s"] - rec["engine_cpu_s"] - stage_cpu, 0.0), 1),
         "papers": claims,
         "not_measured": missing,
         "stderr_tail": rec["stderr_tail"],
@@ -115,11 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             result = rehearse(Path(tmp) / "wf", papers, args.cores, targets, args.profile_engine)
+    engine = result["engine_cpu_s"]
+    engine_text = (
+        "not measured (the run left no usage file)"
+        if engine is None
+        else f"{engine:.0f} CPU-s ({100 * engine / max(result['run_cpu_s'], 1e-9):.1f} % of "
+        f"{result['run_cpu_s']:.0f}), other {result['other_cpu_s']:.0f} CPU-s"
+    )
     print(
         f"rehearsal of {len(papers)} papers: rc {result['returncode']}, {result['wall_s']:.0f} s wall at --cores "
-        f"{args.cores}, stages {result['stage_cpu_s']:.0f} CPU-s, engine (the snakemake process) "
-        f"{result['engine_cpu_s']:.0f} CPU-s ({100 * result['engine_cpu_s'] / max(result['run_cpu_s'], 1e-9):.1f} % of "
-        f"{result['run_cpu_s']:.0f}), other {result['other_cpu_s']:.0f} CPU-s"
+        f"{args.cores}, stages {result['stage_cpu_s']:.0f} CPU-s, engine (the snakemake process) {engine_text}"
     )
     if args.profile_engine:
         for share, frame in top_frames(args.profile_engine, 15):
