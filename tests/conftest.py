@@ -30,12 +30,13 @@ def _worker_group(module_items: list[pytest.Item]) -> tuple[int, str]:
     return (len(SHARED_RUNS) if slow else len(SHARED_RUNS) + 1), module_items[0].module.__name__
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
     """Keep each test module whole on one xdist worker (its module fixtures are built once) and hand out the
     longest work first (``--dist loadgroup --no-loadscope-reorder`` in pyproject: groups in this order).
 
-    Runs before xdist's own hook, which reads the ``xdist_group`` marks set here; without xdist it only
+    A wrapper, so that this runs before xdist's own hook, which reads the ``xdist_group`` marks set here (a
+    ``tryfirst`` conftest hook ran after it: both workers then built the default run); without xdist it only
     reorders whole modules."""
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
@@ -45,6 +46,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = [item for path in order for item in modules[path]]
     for item in items:
         item.add_marker(pytest.mark.xdist_group(groups[item.nodeid.split("::")[0]][1]))
+    return (yield)
 
 
 @pytest.fixture(autouse=True, scope="session")
