@@ -9,11 +9,11 @@ pytest_plugins = ["pytester"]
 
 CONFTEST = (Path(__file__).parent / "conftest.py").read_text()
 GROUPING = CONFTEST[CONFTEST.index("# Session fixtures that run") : CONFTEST.index("@pytest.fixture(autouse=True")]
-SHARED = '''
+SHARED = """
 @pytest.fixture(scope="session")
 def default_run(tmp_path_factory):
     (tmp_path_factory.getbasetemp().parent.parent / f"built-{os.getpid()}").touch()
-'''
+"""
 
 
 def test_modules_sharing_the_default_run_build_it_once_over_two_workers(pytester):
