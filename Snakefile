@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
 from repro.workflow.config import check_config_files, validate_config, enabled_papers
 from repro.workflow.errors import run_error_summary
+from repro.workflow.scheduler_exit import cancel_scheduler_timers
 
 
 configfile: "config/config.yaml"
@@ -66,7 +67,14 @@ rule all:
         [getattr(rules, rule_name(p)).input for p in PAPERS],
 
 
+# The scheduler has returned when these run: its pending rate-limit timers would only hold the exit for up to
+# the profile's timespan (repro.workflow.scheduler_exit).
+onsuccess:
+    cancel_scheduler_timers()
+
+
 onerror:
+    cancel_scheduler_timers()
     summary = run_error_summary(RUN_STARTED)
     if summary:
         print(summary, file=sys.stderr)

@@ -265,3 +265,18 @@ def test_a_flat_series_is_predicted_at_its_largest_point():
     assert is_flat and fit.predict(1.0) == 790.0
     fit, is_flat = C.fit_or_flat([0.0, 0.23, 0.35], [300.0, 430.0, 660.0], 0.15)
     assert not is_flat and fit.predict(1.0) > 660.0
+
+
+def test_a_docs_block_explains_unresolved_rows_only_where_it_shows_them():
+    """The docs page's cost table says what "unresolved" means (a low end, a GPU time from CPU seconds) under a
+    table that has such a row, and adds nothing under a table whose rows are all resolved."""
+    from repro.reporting.docs import UNRESOLVED_LEGEND, paper_scale_block
+
+    rows = results()["stages"]
+    by_paper = {r["paper"]: [] for r in rows}
+    for r in rows:
+        by_paper[r["paper"]].append(r["resolved"])
+    unresolved = next(p for p, flags in by_paper.items() if not all(flags))
+    resolved = next(p for p, flags in by_paper.items() if all(flags))
+    assert UNRESOLVED_LEGEND in paper_scale_block(unresolved, REPO)
+    assert UNRESOLVED_LEGEND not in paper_scale_block(resolved, REPO)

@@ -37,6 +37,9 @@ if ATLAS["source"] == "embedded":
             "logs/data/atlas_embedded.log",
         benchmark:
             f"{BENCHMARKS}/data/atlas_embedded.tsv"
+        # first among ready jobs: biodynaspec's chain (about 45 s of training and evaluation, one after the
+        # other) waits on it, and by Snakemake's default order (larger inputs first) it started last
+        priority: 1
         conda:
             "../../envs/md.yaml"
         resources:
@@ -119,6 +122,7 @@ rule atlas_data:
         "logs/data/atlas_data.log",
     benchmark:
         f"{BENCHMARKS}/data/atlas_data.tsv"
+    priority: 1
     conda:
         "../../envs/md.yaml"
     threads: ATLAS_THREADS

@@ -45,6 +45,14 @@ from repro.reporting.scoreboard import (
 from repro.workflow.entry import USAGE_LINE, logged_usage
 from repro.workflow.io import InputError
 
+# what an unresolved row of the cost table means (benchmarks/full_scale_cost.py: RESOLVED_SPAN, the noise)
+UNRESOLVED_LEGEND = (
+    "*unresolved*: the rehearsal's sizes do not determine how the stage grows (noise of a few per cent on its "
+    "measured points moves the prediction by more than 4x), so the row shows the low end of that range, a need "
+    "the stage has at least, and only that is held to the request. A GPU stage's time comes from its "
+    "CPU seconds at rehearsal sizes, mostly Python and start-up, and a size that is no config key (the files "
+    "in a user's folder) stays at the fixture's count: plan such stages from the paper's own figures."
+)
 README_BEGIN, README_END = "<!-- papers-table:begin -->", "<!-- papers-table:end -->"
 RESULTS_BEGIN, RESULTS_END = "<!-- results:begin -->", "<!-- results:end -->"
 BUDGET_BEGIN, BUDGET_END = "<!-- budget:begin -->", "<!-- budget:end -->"
@@ -208,6 +216,8 @@ def paper_scale_block(slug: str, root: Path) -> str:
         ]
         header = ["stage", "CPU-hours", "GPU-hours", "peak MB", "requests MB", "requests min", "within request"]
         lines.append(md_table(header, body).rstrip())
+        if any(not r.get("resolved", True) for r in stages):
+            lines += ["", UNRESOLVED_LEGEND]
     else:
         lines.append("(not measured yet: `python benchmarks/full_scale_cost.py`)")
     lines += ["", "**Claims that run only at paper scale**, with their verdicts in the last rehearsal:", ""]
