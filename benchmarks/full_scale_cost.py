@@ -3,6 +3,7 @@
     python benchmarks/full_scale_cost.py ccdb loda        # measure these papers (one at a time), then predict
     python benchmarks/full_scale_cost.py --refit          # predict again from the recorded measurements
     python benchmarks/full_scale_cost.py --table          # print the recorded table
+    python benchmarks/full_scale_cost.py --count-steps    # recount the probes' steps (work model), then refit
 
 For each paper, in a scratch copy of the checkout, runs
 ``snakemake --cores 1 --configfile config/full.yaml config/rehearsal.yaml <path overlay> <paper>`` at three
@@ -16,11 +17,21 @@ and to peak MB (the power law in the sizes, seen along the path: the model and w
 and its partition's limits (``slurm/partitions.yaml``).
 
 CPU stage: wall per job = predicted CPU-s / threads (a perfect speed-up, optimistic for threads > 1).
-GPU stage (``gpu`` in its resources): FLOPs = the growing part of the CPU seconds (``a exp(beta)``, the
+GPU stage (``gpu`` in its resources) whose paper has a ``gpu_probe`` for it (``STAGE`` and ``work``): the
+work model. The probe's training step at full.yaml's model sizes is counted once on the meta device
+at the stage's batch (``repro.learning.step_cost``: FLOPs per sample, the peak of live tensors over forward
+and backward, parameters; recorded under the paper's ``train_step`` so that ``--refit`` needs no torch work;
+``--count-steps`` recounts it alone), and the probe's ``work(section)`` gives the samples one job passes
+through that step and the batch. FLOPs per job = FLOPs per sample x samples; time = FLOPs at the device's
+planned rate at the stage's ``train.precision`` (``devices`` in slurm/partitions.yaml) plus the host's
+measured start-up; device memory = 12
+bytes per parameter (weights, AdamW's moments) + the step's live peak + 1 GiB of CUDA context. The rehearsal's CPU seconds
+do not enter (at its sizes they are mostly Python). Such a row is resolved when its host peak is.
+Other GPU stages (evaluation, no probe): FLOPs = the growing part of the CPU seconds (``a exp(beta)``, the
 fit's ``c`` is the host's fixed cost) times this machine's measured single-thread fp32 matmul rate (an upper
 bound on the FLOPs a CPU second did: Python dispatch and memory-bound kernels do fewer), time = FLOPs at the
-device's planned rate (``devices`` in slurm/partitions.yaml) plus the host's fixed cost; device memory = the
-growing part of the peak (the tensors a CPU run holds in its resident set) plus 1 GiB of CUDA context.
+device's planned rate plus the host's fixed cost; device memory = the growing part of the peak (the tensors
+a CPU run holds in its resident set) plus 1 GiB of CUDA context.
 
 Each row also gives the range of predictions when every measured point moves by 5 % + 0.5 s (CPU-s) or 5 % + 30 MB
 (peak MB) either way; a row whose range spans more than ``RESOLVED_SPAN`` is ``unresolved`` (its ``within`` and
@@ -58,6 +69,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "scripts"))
 
+from repro.learning.step_cost import WEIGHT_AND_MOMENTS_BYTES  # noqa: E402
 from repro.workflow import cost as C  # noqa: E402
 from repro.workflow.config import load_config  # noqa: E402
 from repro.workflow.entry import logged_startup, logged_usage  # noqa: E402
@@ -128,6 +140,32 @@ def host_flops() -> float:
     return 2 * 1024**3 / best
 
 
+def probe_of(slug: str):
+    """The paper's ``gpu_probe`` module when it gives a work model (``STAGE`` and ``work``), else None."""
+    import importlib
+
+    try:
+        probe = importlib.import_module(f"repro.papers.{package(slug)}.gpu_probe")
+    except ModuleNotFoundError as err:
+        if not str(err.name).endswith("gpu_probe"):
+            raise
+        return None
+    return probe if hasattr(probe, "work") and hasattr(probe, "STAGE") else None
+
+
+def count_steps(slug: str) -> dict | None:
+    """The probe's step at full.yaml's sizes counted (``repro.learning.step_cost``), with the stage it stands
+    for; None for a paper without a work model."""
+    from repro.learning.step_cost import count_step
+
+    probe = probe_of(slug)
+    if probe is None:
+        return None
+    section = load_config("config/full.yaml")["papers"][slug]
+    _, batch = probe.work(section)
+    return {"stage": probe.STAGE, **count_step(probe.build, section, int(batch)).as_dict()}
+
+
 def measure(slug: str, work: Path, cores: int, timeout: int = 900) -> dict:
     """Run the paper at each point of its path in ``work`` (a fresh copy), one after the other."""
     from workflow_tools import commit_copy, copy_workflow, snakemake
@@ -173,7 +211,7 @@ def measure(slug: str, work: Path, cores: int, timeout: int = 900) -> dict:
             }
         )
         print(f"{slug} t={t:.3f}: {wall:.0f} s wall, load {load:.1f}", flush=True)
-    return {"cores": cores, "step": step, "runs": runs}
+    return {"cores": cores, "step": step, "runs": runs, "train_step": count_steps(slug)}
 
 
 def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], host_rate: float) -> dict | None:
@@ -211,13 +249,34 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
     threads, gpu = int(request["threads"]), int(request["gpu"])
     partition = C.partition_for(request, partitions)
     device = devices.get(partition or "") if gpu else None
+    counted = measured.get("train_step")
+    work = None
+    if gpu and counted and counted["stage"] == stage:
+        samples, batch = probe_of(slug).work(full["papers"][slug])
+        if int(batch) != counted["batch"]:
+            raise ValueError(
+                f"{slug}: the recorded step was counted at batch {counted['batch']}, full.yaml's is "
+                f"{batch}: run python benchmarks/full_scale_cost.py --count-steps {slug}"
+            )
+        precision = (full["papers"][slug].get("train") or {}).get("precision", "fp32")
+        work = {"samples": int(samples), "precision": precision, **counted}
+    if work:
+        # the work model sets the time: the path's CPU seconds do not enter the row or its resolution
+        cpu_range = None
+        spans = [r[1] / max(r[0], 1e-9) for r in (peak_range,) if r]
+        resolved = len(points) >= 3 and all(x <= RESOLVED_SPAN for x in spans)
 
     def need(cpu_at_1: float, peak_mb: float) -> dict:
         # work per job beyond the path (layers, sweep points: repro.workflow.cost.length_multiplier) scales
         # the growing part of the CPU seconds
         cpu_s = time_fit.c + max(cpu_at_1 - time_fit.c, 0.0) * C.length_multiplier(keys)
         flops = device_mb = None
-        if gpu:
+        if work:
+            flops = work["flops_per_sample"] * work["samples"]
+            rate = C.device_rate(device, work["precision"]) if device else math.nan
+            wall_min = (time_fit.c + flops / rate) / 60.0
+            device_mb = (work["params"] * WEIGHT_AND_MOMENTS_BYTES + work["peak_live_bytes"]) / 2**20 + CUDA_CONTEXT_MB
+        elif gpu:
             flops = (cpu_s - time_fit.c) * host_rate
             wall_min = (time_fit.c + (flops / C.device_rate(device) if device else math.nan)) / 60.0
             device_mb = max(peak_mb - memory_fit.c, 0.0) + CUDA_CONTEXT_MB
@@ -242,7 +301,7 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
         )
     notes = [
         f"{name} grew <{NOISE:.0%} over the measured points (within noise: predicted at its largest)"
-        for name, is_flat in (("CPU-s", time_flat), ("peak MB", memory_flat))
+        for name, is_flat in (("CPU-s", time_flat and not work), ("peak MB", memory_flat))
         if is_flat
     ]
     if len(points) < 3:
@@ -264,7 +323,14 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
         "gpu": gpu,
         "resolved": resolved,
         "central": None if resolved else central,
-        "model": f"CPU-s {time_fit.describe()}; peak MB {memory_fit.describe()}",
+        "model": (
+            f"work model: {work['samples']:,} samples x {work['flops_per_sample']:.3g} FLOPs (step counted on "
+            f"{work['counted_on']}) at {work['precision']}, batch {work['batch']}; start-up {time_fit.c:.3g} CPU-s"
+            if work
+            else f"CPU-s {time_fit.describe()}"
+        )
+        + f"; peak MB {memory_fit.describe()}",
+        "work": work,
         "measured": {"t": [round(t, 5) for t in ts], "cpu_s": list(cpu), "peak_mb": list(peak)},
         # the extrapolation (per job, before threads and device) when noise moves the measured points
         "cpu_s_range": None if cpu_range is None else [float(f"{v:.4g}") for v in cpu_range],
@@ -324,6 +390,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, default=1)
     parser.add_argument("--refit", action="store_true", help="predict from the recorded measurements only")
     parser.add_argument("--table", action="store_true", help="print the recorded table")
+    parser.add_argument(
+        "--count-steps", action="store_true", help="recount the probes' training steps of measured papers, then refit"
+    )
     parser.add_argument("--keep", type=Path, help="run in this folder (one subfolder per paper) and keep it")
     parser.add_argument("--output", type=Path, default=OUT)
     args = parser.parse_args(argv)
@@ -335,7 +404,11 @@ def main(argv: list[str] | None = None) -> int:
         results["host"] = {"fp32_flops_per_s": host_flops(), "cpus": os.cpu_count()}
         write_results(results, args.output)
     slugs = args.papers or list(results["measurements"])
-    if not args.refit:
+    if args.count_steps:
+        for slug in slugs:
+            results["measurements"][slug]["train_step"] = count_steps(slug)
+        write_results(results, args.output)
+    elif not args.refit:
         for slug in slugs:
             with tempfile.TemporaryDirectory() as tmp:
                 work = args.keep / slug if args.keep else Path(tmp) / "wf"

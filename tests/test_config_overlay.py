@@ -33,6 +33,12 @@ SCALE_ONLY = {
     "papers.flower.tasks.*.*": "The Well files and fields the paper-scale readers load (smoke: the simulators)",
     "papers.pdrf.radar.*": "the SEVIR VIL files and their sampling the paper-scale reader uses (smoke: the simulator)",
     "papers.sfda-regression.transfers.*": "the dSprites and MPI3D transfers the paper-scale readers load (smoke: digits)",
+    # bf16 autocast applies on CUDA only (CPU runs stay float32): a key that means nothing at smoke scale
+    **{
+        f"papers.{slug}.train.precision": "bf16 autocast of the training step on the GPU (smoke: CPU, float32)"
+        for slug in ("cod-lite", "flower", "focusing", "protein-tokens", "mosaic", "syngr")
+    },
+    "papers.mosaic.model.checkpoint": "recompute of each block in the backward pass: the 1.5 deg model's memory",
 }
 
 

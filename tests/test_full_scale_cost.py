@@ -191,7 +191,9 @@ def test_gpu_partitions_declare_their_device():
     partitions, devices = C.read_partitions(PARTITIONS)
     for name, limits in partitions.items():
         if int(limits.get("max_gpu", 0)) > 0:
-            assert {"gpu_mem_mb", "fp32_tflops", "planning_utilisation"} <= set(devices.get(name, {})), name
+            assert {"gpu_mem_mb", "fp32_tflops", "bf16_tflops", "planning_utilisation"} <= set(devices.get(name, {})), (
+                name
+            )
 
 
 def test_predicted_needs_are_within_the_requests():
@@ -280,3 +282,61 @@ def test_a_docs_block_explains_unresolved_rows_only_where_it_shows_them():
     resolved = next(p for p, flags in by_paper.items() if all(flags))
     assert UNRESOLVED_LEGEND in paper_scale_block(unresolved, REPO)
     assert UNRESOLVED_LEGEND not in paper_scale_block(resolved, REPO)
+
+
+def test_a_docs_block_shows_the_work_model_of_its_gpu_training_stages():
+    """cod-lite's page gives its training stage's samples, FLOPs and device memory from the work model;
+    survfd (no GPU stage) has no such table."""
+    from repro.reporting.docs import WORK_LEGEND, paper_scale_block
+
+    row = next(r for r in results()["stages"] if (r["paper"], r["stage"]) == ("cod-lite", "train"))
+    block = paper_scale_block("cod-lite", REPO)
+    assert WORK_LEGEND in block and f"{row['work']['samples']:,}" in block and f"{row['flops']:.2e}" in block
+    assert WORK_LEGEND not in paper_scale_block("survfd", REPO)
+
+
+def probes_with_work() -> dict:
+    """slug -> the paper's gpu_probe module, for the papers whose probe gives a work model."""
+    return {slug: probe for slug in load_config()["papers"] if (probe := bench().probe_of(slug))}
+
+
+def test_gpu_training_rows_come_from_their_probes_work_model():
+    """Every measured GPU stage a probe stands for is costed by the work model (FLOPs = FLOPs per counted
+    sample x the job's samples; device memory = weights and moments + the step's live peak + context), not by
+    the rehearsal's CPU seconds, whose CPU-s range then does not decide the row's resolution."""
+    rows = {(r["paper"], r["stage"]): r for r in results()["stages"]}
+    probes = probes_with_work()
+    covered = 0
+    for slug, probe in probes.items():
+        row = rows.get((slug, probe.STAGE))
+        if row is None:
+            continue
+        covered += 1
+        work = row["work"]
+        assert row["gpu"] and work and row["cpu_s_range"] is None, slug
+        assert work["precision"] == (load_config("config/full.yaml")["papers"][slug].get("train") or {}).get(
+            "precision", "fp32"
+        ), slug
+        assert row["flops"] == pytest.approx(work["flops_per_sample"] * work["samples"], rel=1e-3), slug
+        state_mb = (work["params"] * 12 + work["peak_live_bytes"]) / 2**20
+        assert row["device_mb"] == math.ceil(state_mb + bench().CUDA_CONTEXT_MB), slug
+    assert covered >= 10
+
+
+def test_a_probes_work_follows_the_config():
+    """Each probe's ``work`` reads the config: the rehearsal's sizes give fewer samples per job than
+    full.yaml's (a work model with constants would not move)."""
+    full = load_config("config/full.yaml")["papers"]
+    rehearsal = load_config("config/full.yaml", "config/rehearsal.yaml")["papers"]
+    for slug, probe in probes_with_work().items():
+        samples_full, batch_full = probe.work(full[slug])
+        samples_small, _ = probe.work(rehearsal[slug])
+        assert samples_full > samples_small > 0 and batch_full > 0, slug
+
+
+@pytest.mark.parametrize("slug", ["pai-graphon", "ccdb", "pdrf"])
+def test_recorded_step_counts_are_todays(slug):
+    """The recorded count of a probe's step is what counting it now gives (a changed model or size needs
+    ``full_scale_cost.py --count-steps``)."""
+    recorded = results()["measurements"][slug]["train_step"]
+    assert recorded == bench().count_steps(slug)

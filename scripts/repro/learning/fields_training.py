@@ -70,6 +70,7 @@ def fit_arrays(
         fingerprint=fingerprint,
         desc=desc,
         seed=seed,
+        precision=train_cfg.get("precision", "fp32"),
     )
     model.cpu()
     return result

@@ -49,9 +49,16 @@ from repro.workflow.io import InputError
 UNRESOLVED_LEGEND = (
     "*unresolved*: the rehearsal's sizes do not determine how the stage grows (noise of a few per cent on its "
     "measured points moves the prediction by more than 4x), so the row shows the low end of that range, a need "
-    "the stage has at least, and only that is held to the request. A GPU stage's time comes from its "
-    "CPU seconds at rehearsal sizes, mostly Python and start-up, and a size that is no config key (the files "
-    "in a user's folder) stays at the fixture's count: plan such stages from the paper's own figures."
+    "the stage has at least, and only that is held to the request. A GPU stage without a work model takes "
+    "its time from its CPU seconds at rehearsal sizes, mostly Python and start-up, and a size that is no config "
+    "key (the files in a user's folder) stays at the fixture's count: plan such stages from the paper's own figures."
+)
+# what the work-model table of a GPU training stage shows (benchmarks/full_scale_cost.py, repro.learning.step_cost)
+WORK_LEGEND = (
+    "GPU training stages are costed from their step at full.yaml's sizes (the paper's `gpu_probe`, counted on "
+    "the meta device: FLOPs and the peak of live tensors over forward and backward) times the samples a job "
+    "passes through it; time at the device's planned rate (`slurm/partitions.yaml`), memory = weights, AdamW "
+    "moments, that peak and the CUDA context."
 )
 README_BEGIN, README_END = "<!-- papers-table:begin -->", "<!-- papers-table:end -->"
 RESULTS_BEGIN, RESULTS_END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -218,6 +225,21 @@ def paper_scale_block(slug: str, root: Path) -> str:
         lines.append(md_table(header, body).rstrip())
         if any(not r.get("resolved", True) for r in stages):
             lines += ["", UNRESOLVED_LEGEND]
+        worked = [r for r in stages if r.get("work")]
+        if worked:
+            body = [
+                [
+                    md_cell(r["stage"]),
+                    f"{r['work']['samples']:,}",
+                    f"{r['flops']:.2e}",
+                    md_cell(r["work"]["precision"]),
+                    f"{r['wall_min_per_job']:,.0f}",
+                    f"{r['device_mb']:,}",
+                ]
+                for r in worked
+            ]
+            header = ["stage", "samples per job", "FLOPs per job", "precision", "GPU min per job", "device MB"]
+            lines += ["", md_table(header, body).rstrip(), "", WORK_LEGEND]
     else:
         lines.append("(not measured yet: `python benchmarks/full_scale_cost.py`)")
     lines += ["", "**Claims that run only at paper scale**, with their verdicts in the last rehearsal:", ""]

@@ -329,9 +329,10 @@ def partition_for(request: Mapping[str, int], partitions: Mapping[str, dict]) ->
     return (fitting or kind or [None])[0]
 
 
-def device_rate(device: Mapping[str, Any]) -> float:
-    """FLOP/s planned on a device: its data-sheet fp32 peak times the site's planning utilisation."""
-    return float(device["fp32_tflops"]) * 1e12 * float(device["planning_utilisation"])
+def device_rate(device: Mapping[str, Any], precision: str = "fp32") -> float:
+    """FLOP/s planned on a device: its data-sheet peak at ``precision`` (``fp32_tflops``, ``bf16_tflops``)
+    times the site's planning utilisation."""
+    return float(device[f"{precision}_tflops"]) * 1e12 * float(device["planning_utilisation"])
 
 
 def request_problems(row: Mapping[str, Any], partitions: Mapping[str, dict], devices: Mapping[str, dict]) -> list[str]:

@@ -228,6 +228,7 @@ class Trainer:
             seed=self.seed,
             device=self.device,
             keep_last=True,
+            precision=self.settings["train"].get("precision", "fp32"),
         ).history
 
 

@@ -233,6 +233,7 @@ def main(job) -> None:
             seed=seed,
             device=device,
             keep_last=True,
+            precision=cfg.get("precision", "fp32"),
         )
         report["history"][mode] = result.history
         vaes[mode] = vae

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import torch
 
+from repro.papers.imgcot.methods import METHODS
 from repro.papers.imgcot.models import ImageVQ, TinyLM, image_loss, lm_loss
 from repro.papers.imgcot.problems import vocabulary
 
 BATCH_SIZE = 64
 SEQ_LEN = 128
+STAGE = "train"  # the one train job: both tokenizers, then every method's LM (workflow/rules/imgcot.smk)
+
+# FLOPs of one text-autoencoder training sample (GRU hidden 256 over the ~42-token chains) per FLOP of the
+# probe's sample (the LM at SEQ_LEN plus the image VQ-VAE), counted with torch's FlopCounterMode at
+# full.yaml's sizes. The image VQ-VAE is 0.02 of the probe's sample and rides in it.
+TEXT_AE_FLOP_SHARE = 0.34
 
 
 def build(section: dict, device):
@@ -28,3 +35,19 @@ def build(section: dict, device):
         return lm_loss(m["lm"], (ids, weight)) + image_loss(m["vq"], images)
 
     return model, make_batch, loss
+
+
+def work(section: dict) -> tuple[int, int]:
+    """(samples, batch) of the train stage's one job: the LM's samples, ``lm.batches_per_epoch`` batches of
+    min(``lm.batch``, ``n_train``) per epoch for ``lm.epochs`` (full CoT) plus ``lm.finetune_epochs`` for
+    each other method of repro.papers.imgcot.methods.METHODS, each one probe sample (its image VQ-VAE share
+    covers the VQ-VAE's own tokenizer epochs, fewer samples); plus the text autoencoder's
+    ``tokenizer.epochs`` x ``tokenizer.batches_per_epoch`` x min(``tokenizer.batch``, ``n_train``) samples at
+    :data:`TEXT_AE_FLOP_SHARE`. Batch: the LM's. Left out: L-ImgCoT's step scoring, the test decoding and the
+    codes of every problem (forward only)."""
+    lm, tok, n = section["lm"], section["tokenizer"], section["n_train"]
+    lm_samples = (
+        lm["batches_per_epoch"] * min(lm["batch"], n) * (lm["epochs"] + (len(METHODS) - 1) * lm["finetune_epochs"])
+    )
+    tok_samples = tok["epochs"] * tok["batches_per_epoch"] * min(tok["batch"], n)
+    return int(lm_samples + round(TEXT_AE_FLOP_SHARE * tok_samples)), int(min(lm["batch"], n))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from repro.data.era5.names import PRESSURE_LEVEL_VARIABLES
 
 BATCH_SIZE = 4
+STAGE = "train"  # one job per variant (workflow/rules/mosaic.smk); the probe's step is the native ``mosaic`` one
 
 
 def channel_count(era5: dict) -> int:
@@ -49,3 +50,40 @@ def build(section: dict, device, era5: dict | None = None, grid: tuple[int, int]
         return fair_crps_loss(torch.stack([net(history, z) for z in noise]), truth, weights)
 
     return model, batch, loss
+
+
+def split_steps(era5: dict, period: tuple[str, str]) -> int:
+    """Time steps of ``period`` in the canonical store: ``era5.time`` (start, end, ``step_hours``) as the data
+    stage selects it (an end date alone is the whole day), then sliced by the period's dates as
+    ``load_period``'s ``sel(time=slice(*period))`` does (pandas partial-date strings, both ends inclusive)."""
+    import pandas as pd
+
+    time = era5["time"]
+    end = pd.Timestamp(time["end"])
+    if len(str(time["end"])) <= 10:
+        end += pd.Timedelta(days=1) - pd.Timedelta(1, "ns")
+    times = pd.date_range(time["start"], end, freq=pd.Timedelta(hours=time.get("step_hours", 6)))
+    where = times.slice_indexer(*period)
+    return len(times[where])
+
+
+def work(section: dict, era5: dict | None = None) -> tuple[int, int]:
+    """(samples, batch) of one variant's train job, in the probe's steps (one sample: ``members`` forecasts of
+    one window and their fair CRPS): ``train.epochs`` x the full batches of ``train.batch_size`` over the
+    training windows (states t, t + 1 in, t + 2 .. t + 1 + ``rollout`` out: the ``splits.train`` steps of the
+    store (:func:`split_steps`, from ``era5`` = the full-scale data section by default, as :func:`build`) - 1 -
+    ``rollout``; the last short batch is dropped) x ``rollout`` (one forward + backward per step rolled out),
+    + each epoch's validation over the ``splits.val`` windows, forward only (1/3 of a step). Batch
+    ``train.batch_size``. Counts every epoch: early stopping (``patience``) can end sooner. The probe's step
+    is the native variant's; ``dense`` (dense attention), ``compressive`` (``compressive_patch`` tokens) and
+    ``mse`` (one forecast, not ``members``) cost otherwise per sample."""
+    if era5 is None:
+        from repro.workflow.config import load_config
+
+        era5 = load_config("config/full.yaml")["data"]["era5"]
+    t = section["train"]
+    steps, batch = t["rollout"], t["batch_size"]
+    windows = split_steps(era5, tuple(section["splits"]["train"])) - 1 - steps
+    val = max(split_steps(era5, tuple(section["splits"]["val"])) - 1 - steps, 0)
+    per_epoch = (windows // batch) * batch * steps + val * steps / 3
+    return int(round(t["epochs"] * per_epoch)), int(batch)

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 from repro.papers.mosaic.attention import Attention, rope_angles
 
@@ -38,6 +39,9 @@ class ModelSettings:
     sparse: bool = True
     noise_dim: int = 8
     mlp_ratio: int = 4
+    # recompute each block's activations in the backward pass (torch.utils.checkpoint): training then keeps
+    # the blocks' inputs, not their attention scores (at 1.5 deg those of one block are tens of GB)
+    checkpoint: bool = False
 
 
 def rms_norm(x: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
@@ -155,8 +159,12 @@ class Mosaic(nn.Module):
         b, t, c, h, w = history.shape
         x = torch.cat([history.reshape(b, t * c, h, w), self.static.expand(b, -1, -1, -1)], dim=1)
         tokens = self.embed(x).flatten(2).transpose(1, 2)[:, self.order]
+        rope = (self.rope_cos, self.rope_sin)
         for block in self.blocks:
-            tokens = block(tokens, z, (self.rope_cos, self.rope_sin))
+            if self.s.checkpoint and torch.is_grad_enabled():
+                tokens = checkpoint(block, tokens, z, rope, use_reentrant=False)
+            else:
+                tokens = block(tokens, z, rope)
         features = rms_norm(tokens)[:, self.inverse].transpose(1, 2).reshape(b, -1, *self.grid)
         out = self.head(torch.cat([self.to_grid(features), history.reshape(b, t * c, h, w)], dim=1))
         return out[..., : self.n_rows, :]

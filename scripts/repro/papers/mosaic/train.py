@@ -45,6 +45,7 @@ def model_settings(settings: dict, variant: str, channels: int) -> ModelSettings
         top_k=m["top_k"],
         sparse=variant != "dense",
         noise_dim=0 if variant == "mse" else m["noise_dim"],
+        checkpoint=m.get("checkpoint", False),
     )
 
 
@@ -137,6 +138,8 @@ def main(job) -> None:
         fingerprint=fingerprint_of([s, variant, job.params.seed], job.input.code),
         desc=f"mosaic/{variant}",
         seed=job.params.seed,
+        device=device,
+        precision=t.get("precision", "fp32"),
     )
     log.info("%s: best epoch %d, val %.4f", variant, result.best_epoch, result.best_score)
     with atomic_path(job.output.model) as tmp:

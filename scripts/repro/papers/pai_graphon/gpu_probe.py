@@ -9,6 +9,7 @@ from __future__ import annotations
 
 BATCH_SIZE = 256
 INPUTS, CLASSES = 64, 10
+STAGE = "train"  # workflow/rules/pai-graphon.smk: one job (no wildcards), every criterion x density x seed
 
 
 def build(section: dict, device):
@@ -42,3 +43,31 @@ def build(section: dict, device):
         return mlp.loss_fn(model(x), y)
 
     return net, batch, loss
+
+
+def step_macs(width: int, outputs: int) -> int:
+    """Multiply-accumulates of one sample's forward + backward through the bias-free MLP INPUTS -> width ->
+    width -> outputs: every layer's product, its weight gradient and, past the first layer (the inputs need
+    no gradient), its input gradient. Masked weights are multiplied densely, so the density does not enter."""
+    layers = [INPUTS * width, width * width, width * outputs]
+    return 3 * sum(layers) - layers[0]
+
+
+def work(section: dict) -> tuple[int, int]:
+    """(samples, batch) of the train job, in samples of the probe's step (width ``max(widths)``, CLASSES outputs).
+
+    The job runs, for each of ``ntk.seeds``, the dense network and every (criterion, density) of ``criteria``
+    x ``ntk.densities``; each run trains the width-``ntk.width`` network with one output (the synthetic
+    task is binary) for ``ntk.steps`` steps of ``ntk.train_batch`` samples, and first builds the empirical
+    NTK on ``ntk.points`` inputs: one forward and an input-gradient-only backward, then J J^T (points^2 x
+    weights multiply-accumulates, as large as a third of the training at full scale). Both are counted by
+    their multiply-accumulates over :func:`step_macs` of the probe. Left out (under 1 %): the SNIP / GraSP
+    scoring passes on ``batch_size`` samples, the centring and alignment (points^3), the accuracy forwards
+    over the test split. Batch ``ntk.train_batch``."""
+    cfg = section["ntk"]
+    width, points = int(cfg["width"]), int(cfg["points"])
+    n_weights = INPUTS * width + width * width + width
+    runs = len(cfg["seeds"]) * (1 + len(section["criteria"]) * len(cfg["densities"]))
+    training = int(cfg["steps"]) * int(cfg["train_batch"]) * step_macs(width, 1)
+    kernel = points * (n_weights + width * width + width) + points * points * n_weights
+    return round(runs * (training + kernel) / step_macs(max(section["widths"]), CLASSES)), int(cfg["train_batch"])

@@ -14,6 +14,13 @@ from repro.metrics.protein_geometry import build_backbone
 from repro.papers.protein_tokens.model import Autoencoder, training_loss
 
 BATCH_SIZE = 32
+STAGE = "train"  # the one train job: every seed x variant (workflow/rules/protein-tokens.smk)
+
+# Paper-scale windows (docs/papers/protein-tokens.md: "a million windows of 256 residues", from AFDB's
+# Swiss-Prot set at window 256, stride 128) and the share of them in training chains (the structures source's
+# split_fractions, data.structures.split_fractions[0] in config/full.yaml, outside this paper's section).
+PAPER_SCALE_WINDOWS = 1_000_000
+TRAIN_SHARE = 0.7
 
 
 def build(section: dict, device):
@@ -35,3 +42,14 @@ def build(section: dict, device):
         )
 
     return model, make_batch, loss
+
+
+def work(section: dict) -> tuple[int, int]:
+    """(samples, batch) of the train stage's one job: for each of ``seeds`` and each of ``variants``, ``train.epochs``
+    epochs over the training windows (PAPER_SCALE_WINDOWS x TRAIN_SHARE: user data, the number does not follow
+    ``windows.window`` / ``stride``); the variants count alike (local's step has 0.97 of the probe's FLOPs,
+    apt_no_nested the same); batch ``train.batch``. Left out: the decodes of every token prefix, the shrunk
+    decode, the codes of every window and the implementation checks (forward only)."""
+    train_windows = int(PAPER_SCALE_WINDOWS * TRAIN_SHARE)
+    runs = len(section["seeds"]) * len(section["variants"])
+    return int(runs * section["train"]["epochs"] * train_windows), int(section["train"]["batch"])

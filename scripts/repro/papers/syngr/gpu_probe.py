@@ -6,6 +6,8 @@ code blocks plus the disambiguation code; the loss is SynGR's (three copies plus
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 
 from repro.papers.syngr.model import Seq2Seq
@@ -13,6 +15,22 @@ from repro.papers.syngr.sequences import BOS
 from repro.papers.syngr.synergy import syngr_loss
 
 BATCH_SIZE = 1024
+STAGE = "train"  # one job per benchmark: every variant x seed of it (workflow/rules/syngr.smk)
+
+# FLOPs of one training sample of each variant per FLOP of the probe's (syngr) sample, counted with torch's
+# FlopCounterMode at full.yaml's sizes (d 128, 2 layers, history 20, 4 x 256 codes): syngr runs three copies
+# forward and backward plus the importance pass; concat one copy; text / image / fused one copy of half the
+# source (one modality's codes per item) and a shorter target.
+VARIANT_FLOP_SHARE = {"syngr": 1.0, "concat": 0.30, "text": 0.15, "image": 0.15, "fused": 0.15}
+# The Amazon Reviews 2018 5-core files (https://nijianmo.github.io/amazon/index.html) the real benchmarks read
+# at paper scale: (reviews, reviewers). Video Games 497,577 reviews / 55,217 reviewers and Arts 494,485 /
+# 56,210 as tallied from the files in public reports; Musical Instruments 231,392 / 27,530 (the users as in
+# UniSRec's table of the same 5-core data). User data, no config key: keyed by the reviews file's name.
+AMAZON_5CORE = {
+    "Video_Games_5.json.gz": (497_577, 55_217),
+    "Arts_Crafts_and_Sewing_5.json.gz": (494_485, 56_210),
+    "Musical_Instruments_5.json.gz": (231_392, 27_530),
+}
 
 
 def build(section: dict, device):
@@ -34,3 +52,33 @@ def build(section: dict, device):
         return syngr_loss(model, batch, modality, 2, syn["ratio"], syn["weight"], syn["temperature"])
 
     return model, make_batch, loss
+
+
+def training_samples(section: dict) -> dict[str, int]:
+    """Leave-one-out training samples (one per position 1..n-3 of a user's n items) of each benchmark whose size
+    is known: the synthetic ones from ``synthetic.users`` and the mean of n over U{min_length..max_length};
+    the Amazon ones as reviews - 3 x reviewers (:data:`AMAZON_5CORE`; the reader's k-core re-filter, metadata
+    join and ``max_sequence`` cut drop a few more). A real benchmark of another file or kind is not counted."""
+    syn = section["synthetic"]
+    per_user = (syn["min_length"] + syn["max_length"] - 6) / 2
+    out = {name: int(syn["users"] * per_user) for name in ("synthetic_on", "synthetic_off")}
+    for name, spec in section["real"].items():
+        known = AMAZON_5CORE.get(Path(spec.get("reviews", "")).name) if spec.get("kind") == "amazon" else None
+        if known:
+            out[name] = known[0] - 3 * known[1]
+    return out
+
+
+def work(section: dict) -> tuple[int, int]:
+    """(samples, batch) of one job of the train stage: the benchmark whose job is largest, where a job trains
+    each of ``variants[benchmark]`` for each of ``seeds`` for ``train.epochs`` epochs over its training samples
+    (:func:`training_samples`), each variant's samples counted in probe (syngr) samples by
+    :data:`VARIANT_FLOP_SHARE`; batch ``train.batch``. Left out: the beam-search decoding of the test users,
+    the attention shares and the masking check (forward only)."""
+    tr, seeds, sizes = section["train"], len(section["seeds"]), training_samples(section)
+    jobs = [
+        sum(VARIANT_FLOP_SHARE[v] for v in variants) * seeds * tr["epochs"] * sizes[name]
+        for name, variants in section["variants"].items()
+        if name in sizes
+    ]
+    return int(round(max(jobs))), int(tr["batch"])

@@ -117,6 +117,7 @@ def run_variant(
         desc=f"syngr {variant} seed {seed}",
         seed=seed,
         device=device,
+        precision=tr.get("precision", "fp32"),
     )
     trie = build_trie(tokens.target_tokens, tokens.vocab)
     ranked = beam_search(model, test_src, trie, ev["beams"], tokens.target_tokens.shape[1]).numpy()
