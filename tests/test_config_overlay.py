@@ -39,6 +39,7 @@ SCALE_ONLY = {
         for slug in ("cod-lite", "flower", "focusing", "protein-tokens", "mosaic", "syngr")
     },
     "papers.mosaic.model.checkpoint": "recompute of each block in the backward pass: the 1.5 deg model's memory",
+    "papers.mosaic.train.val_batch_size": "validation windows per pass (smoke: its few windows in one pass, unset)",
 }
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from repro.learning.training import epoch_rng, fingerprint_of, seed_everything, train
-from repro.papers.mosaic.data import load_period
+from repro.papers.mosaic.data import PeriodStates
 from repro.papers.mosaic.metrics import latitude_weights
 from repro.papers.mosaic.model import ModelSettings, Mosaic
 from repro.workflow.device import pick_device
@@ -55,6 +55,19 @@ def fair_crps_loss(members: torch.Tensor, truth: torch.Tensor, weights: torch.Te
     skill = (members - truth).abs().mean(0)
     spread = (members[:, None] - members[None, :]).abs().sum((0, 1)) / (2 * m * (m - 1))
     return ((skill - spread) * weights).mean()
+
+
+class DeviceStates:
+    """``states[index]`` as a float32 tensor on ``device``, read from the store per batch (PeriodStates)."""
+
+    def __init__(self, period: PeriodStates, device: torch.device):
+        self.period, self.device = period, device
+
+    def __len__(self) -> int:
+        return len(self.period)
+
+    def __getitem__(self, index: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(self.period[index]).to(self.device)
 
 
 def windows(n_time: int, steps: int) -> np.ndarray:
@@ -95,13 +108,12 @@ def main(job) -> None:
     t = s["train"]
     seed_everything(job.params.seed)
     device = pick_device(job.params.device)
-    train_f = load_period(job.input.store, job.input.norm_stats, tuple(s["splits"]["train"]))
-    val_f = load_period(job.input.store, job.input.norm_stats, tuple(s["splits"]["val"]))
+    train_f = PeriodStates(job.input.store, job.input.norm_stats, tuple(s["splits"]["train"]))
+    val_f = PeriodStates(job.input.store, job.input.norm_stats, tuple(s["splits"]["val"]))
     ms = model_settings(s, variant, len(train_f.channels))
     model = Mosaic(ms, train_f.latitude, train_f.longitude).to(device)
     weights = torch.tensor(latitude_weights(train_f.latitude), dtype=torch.float32, device=device)[:, None]
-    train_states = torch.tensor(train_f.states, device=device)
-    val_states = torch.tensor(val_f.states, device=device)
+    train_states, val_states = DeviceStates(train_f, device), DeviceStates(val_f, device)
     steps = t["rollout"]
     starts = windows(len(train_states), steps)
 
@@ -115,12 +127,18 @@ def main(job) -> None:
 
     val_starts = windows(len(val_states), steps)
 
+    val_batch = t.get("val_batch_size") or len(val_starts)
+
     def validate(net):
         generator_state = torch.get_rng_state()
         torch.manual_seed(job.params.seed + 1)
-        score = float(rollout_loss(net, val_states, val_starts, steps, t["members"], variant, weights, ms.noise_dim))
+        # the windows' mean loss, ``val_batch`` windows per forward pass (one pass where it is unset)
+        chunks = [val_starts[i : i + val_batch] for i in range(0, len(val_starts), val_batch)]
+        losses = [
+            float(rollout_loss(net, val_states, c, steps, t["members"], variant, weights, ms.noise_dim)) for c in chunks
+        ]
         torch.set_rng_state(generator_state)
-        return score
+        return losses[0] if len(chunks) == 1 else sum(x * len(c) for x, c in zip(losses, chunks)) / len(val_starts)
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=t["lr"], weight_decay=t["weight_decay"])
     checkpoint = Path(job.params.checkpoints) / f"{variant}.pt"
