@@ -24,8 +24,9 @@ STAGE = "train"  # one job per benchmark: every variant x seed of it (workflow/r
 VARIANT_FLOP_SHARE = {"syngr": 1.0, "concat": 0.30, "text": 0.15, "image": 0.15, "fused": 0.15}
 # The Amazon Reviews 2018 5-core files (https://nijianmo.github.io/amazon/index.html) the real benchmarks read
 # at paper scale: (reviews, reviewers). Video Games 497,577 reviews / 55,217 reviewers and Arts 494,485 /
-# 56,210 as tallied from the files in public reports; Musical Instruments 231,392 / 27,530 (the users as in
-# UniSRec's table of the same 5-core data). User data, no config key: keyed by the reviews file's name.
+# 56,210 as tallied from the files in public reports; Musical Instruments 27,530 reviewers as in UniSRec's
+# table of the same 5-core data, its 231,392 reviews NOT verified against a source (it sets no cost: Video
+# Games is the largest job). User data, no config key: keyed by the reviews file's name.
 AMAZON_5CORE = {
     "Video_Games_5.json.gz": (497_577, 55_217),
     "Arts_Crafts_and_Sewing_5.json.gz": (494_485, 56_210),
