@@ -160,14 +160,15 @@ def test_period_states_read_per_index_what_the_whole_period_holds(run):
 
     period = ("2000-01-01", "2000-01-07T18")
     whole = load_period(run / "era5.zarr", run / "norm_stats.npz", period).states
-    states = PeriodStates(run / "era5.zarr", run / "norm_stats.npz", period)
     index = np.array([5, 0, 5, len(whole) - 1, 2])
-    assert len(states) == len(whole)
-    np.testing.assert_array_equal(states[index], whole[index])
-    for chunk in (1, 4, len(whole)):
-        mean = states.time_mean(chunk)
-        assert mean.dtype == np.float32
-        np.testing.assert_array_equal(mean, whole.mean(axis=0))
+    for in_memory_mb in (0, 1024):  # read per request, and held in memory
+        states = PeriodStates(run / "era5.zarr", run / "norm_stats.npz", period, in_memory_mb=in_memory_mb)
+        assert states.streamed == (in_memory_mb == 0) and len(states) == len(whole)
+        np.testing.assert_array_equal(states[index], whole[index])
+        for chunk in (1, 4, len(whole)):
+            mean = states.time_mean(chunk)
+            assert mean.dtype == np.float32
+            np.testing.assert_array_equal(mean, whole.mean(axis=0))
 
 
 def test_validation_in_chunks_is_the_mean_over_the_windows(run, tmp_path):

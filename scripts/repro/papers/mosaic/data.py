@@ -54,29 +54,51 @@ def stacked(ds: xr.Dataset, channels: list[str]) -> np.ndarray:
     return np.stack(out, axis=1).astype(np.float32)
 
 
+# A period up to this size is read once and indexed in memory (the embedded default's is a few MB, and a read
+# from the store costs tens of ms); a larger one is read per request.
+IN_MEMORY_MB = 4096
+
+
 class PeriodStates:
-    """Normalised states of one period, read from the store when asked for (``states[index]``), never whole:
-    the paper-scale training period, 1979-2018 at 1.5 deg and 82 channels, is 556 GB as float32."""
+    """Normalised states of one period, ``states[index]``: held in memory when the period is small, else read
+    from the store per request, never whole (the paper-scale training period, 1979-2018 at 1.5 deg and 82
+    channels, is 556 GB as float32)."""
 
     def __init__(
-        self, store: str | Path, norm_stats: str | Path, period: tuple[str, str], channels: list[str] | None = None
+        self,
+        store: str | Path,
+        norm_stats: str | Path,
+        period: tuple[str, str],
+        channels: list[str] | None = None,
+        in_memory_mb: float = IN_MEMORY_MB,
     ):
         stats = load_norm_stats(norm_stats)
         names = [str(c) for c in stats["channels"]]
         self.channels = channels or names
         index = [names.index(c) for c in self.channels]
-        self.ds = xr.open_zarr(store).sel(time=slice(*period))
+        # without dask: a read of a few time steps is then one zarr read per variable, not a task graph
+        self.ds = xr.open_zarr(store, chunks=None).sel(time=slice(*period))
         if self.ds.sizes["time"] < 3:
             raise InputError(store, f"period {period} holds {self.ds.sizes['time']} time steps; need at least 3")
         self.mean, self.std = stats["state_mean"][index], stats["state_std"][index]
         self.times = pd.DatetimeIndex(self.ds["time"].values)
         self.latitude, self.longitude = self.ds["latitude"].values, self.ds["longitude"].values
+        size_mb = len(self.times) * len(self.channels) * len(self.latitude) * len(self.longitude) * 4 / 2**20
+        self._held = self._read(np.arange(len(self.times))) if size_mb <= in_memory_mb else None
+
+    @property
+    def streamed(self) -> bool:
+        """Whether requests read the store (the period is larger than ``in_memory_mb``)."""
+        return self._held is None
 
     def __len__(self) -> int:
         return len(self.times)
 
     def __getitem__(self, index: np.ndarray) -> np.ndarray:
         """(len(index), channel, lat, lon) float32 states at the time indices ``index`` (any order, repeats)."""
+        return self._read(index) if self._held is None else self._held[np.asarray(index)]
+
+    def _read(self, index: np.ndarray) -> np.ndarray:
         unique, inverse = np.unique(np.asarray(index), return_inverse=True)
         raw = stacked(self.ds.isel(time=unique), self.channels)[inverse.reshape(-1)]
         states = (raw - self.mean[None, :, None, None]) / self.std[None, :, None, None]
@@ -98,7 +120,7 @@ def load_period(
 ) -> Fields:
     """States of ``period`` (inclusive dates), normalised with the store's statistics, all in memory (the
     evaluation's test year: 14 GB at paper scale; training reads :class:`PeriodStates` per batch)."""
-    period_states = PeriodStates(store, norm_stats, period, channels)
+    period_states = PeriodStates(store, norm_stats, period, channels, in_memory_mb=0)
     return Fields(
         period_states[np.arange(len(period_states))],
         period_states.times,
