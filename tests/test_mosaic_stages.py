@@ -155,11 +155,19 @@ def test_a_model_file_that_would_run_code_is_refused(run, tmp_path):
 def test_period_states_read_per_index_what_the_whole_period_holds(run):
     """Training reads the store per batch (PeriodStates): any index list, unordered and with repeats, gives
     the rows of the whole period's array bit for bit, and the streamed time mean (the evaluation's
-    climatology) is the whole array's mean bit for bit, whatever the chunk."""
-    from repro.papers.mosaic.data import PeriodStates, load_period
+    climatology) is the whole array's mean bit for bit, whatever the chunk. The whole array is read here
+    independently of PeriodStates, as the stages read it before they streamed: the period at once, through
+    dask, normalised with the store's statistics."""
+    from repro.papers.mosaic.data import PeriodStates, load_norm_stats, load_period, stacked
 
     period = ("2000-01-01", "2000-01-07T18")
-    whole = load_period(run / "era5.zarr", run / "norm_stats.npz", period).states
+    stats = load_norm_stats(run / "norm_stats.npz")
+    channels = [str(c) for c in stats["channels"]]
+    raw = stacked(xr.open_zarr(run / "era5.zarr").sel(time=slice(*period)), channels)
+    whole = ((raw - stats["state_mean"][None, :, None, None]) / stats["state_std"][None, :, None, None]).astype(
+        np.float32
+    )
+    np.testing.assert_array_equal(load_period(run / "era5.zarr", run / "norm_stats.npz", period).states, whole)
     index = np.array([5, 0, 5, len(whole) - 1, 2])
     for in_memory_mb in (0, 1024):  # read per request, and held in memory
         states = PeriodStates(run / "era5.zarr", run / "norm_stats.npz", period, in_memory_mb=in_memory_mb)
