@@ -153,17 +153,39 @@ def probe_of(slug: str):
     return probe if hasattr(probe, "work") and hasattr(probe, "STAGE") else None
 
 
+def arm_shares(probe, section: dict, probe_flops: float) -> dict[str, float]:
+    """FLOPs per sample of each of the probe's arms (``arms(section)``: the other models, tasks or losses one job
+    trains) over the probe step's ``probe_flops``, counted at the section's sizes."""
+    from repro.learning.step_cost import flops_per_sample
+
+    return {
+        name: float(f"{flops_per_sample(build, section, batch) / probe_flops:.6g}")
+        for name, (build, batch) in probe.arms(section).items()
+    }
+
+
+def work_of(probe, section: dict, counted: dict) -> tuple[int, int]:
+    """(samples, batch) of the probe's work model for ``section``; a probe with arms weighs their samples by the
+    shares counted with the step (``counted['shares']``)."""
+    return probe.work(section, counted["shares"]) if hasattr(probe, "arms") else probe.work(section)
+
+
 def count_steps(slug: str) -> dict | None:
     """The probe's step at full.yaml's sizes counted (``repro.learning.step_cost``), with the stage it stands
-    for; None for a paper without a work model."""
+    for and, for a probe with arms, each arm's FLOP share; None for a paper without a work model."""
     from repro.learning.step_cost import count_step
 
     probe = probe_of(slug)
     if probe is None:
         return None
     section = load_config("config/full.yaml")["papers"][slug]
-    _, batch = probe.work(section)
-    return {"stage": probe.STAGE, **count_step(probe.build, section, int(batch)).as_dict()}
+    arms = hasattr(probe, "arms")
+    # the batch a job trains at does not depend on the arms' shares
+    _, batch = work_of(probe, section, {"shares": dict.fromkeys(probe.arms(section), 1.0)} if arms else {})
+    counted = {"stage": probe.STAGE, **count_step(probe.build, section, int(batch)).as_dict()}
+    if arms:
+        counted["shares"] = arm_shares(probe, section, counted["flops_per_sample"])
+    return counted
 
 
 def measure(slug: str, work: Path, cores: int, timeout: int = 900) -> dict:
@@ -252,7 +274,7 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
     counted = measured.get("train_step")
     work = None
     if gpu and counted and counted["stage"] == stage:
-        samples, batch = probe_of(slug).work(full["papers"][slug])
+        samples, batch = work_of(probe_of(slug), full["papers"][slug], counted)
         if int(batch) != counted["batch"]:
             raise ValueError(
                 f"{slug}: the recorded step was counted at batch {counted['batch']}, full.yaml's is "

@@ -329,14 +329,30 @@ def test_a_probes_work_follows_the_config():
     full = load_config("config/full.yaml")["papers"]
     rehearsal = load_config("config/full.yaml", "config/rehearsal.yaml")["papers"]
     for slug, probe in probes_with_work().items():
-        samples_full, batch_full = probe.work(full[slug])
-        samples_small, _ = probe.work(rehearsal[slug])
+        counted = results()["measurements"][slug]["train_step"]
+        samples_full, batch_full = bench().work_of(probe, full[slug], counted)
+        samples_small, _ = bench().work_of(probe, rehearsal[slug], counted)
         assert samples_full > samples_small > 0 and batch_full > 0, slug
 
 
-@pytest.mark.parametrize("slug", ["pai-graphon", "ccdb", "pdrf"])
+@pytest.mark.parametrize("slug", ["pai-graphon", "ccdb", "pdrf", "gpo"])
 def test_recorded_step_counts_are_todays(slug):
-    """The recorded count of a probe's step is what counting it now gives (a changed model or size needs
+    """The recorded count of a probe's step, and of its arms' FLOP shares where it has arms (gpo: GPO, FNO and
+    Galerkin on Darcy and NS), is what counting it now gives (a changed model or size needs
     ``full_scale_cost.py --count-steps``)."""
     recorded = results()["measurements"][slug]["train_step"]
     assert recorded == bench().count_steps(slug)
+
+
+def test_a_probe_with_arms_weighs_each_by_its_counted_share():
+    """Flower's train job trains every (task, model) arm: its work is each arm's pairs weighed by the arm's
+    counted FLOP share, so doubling one arm's share adds that arm's samples once more, and the probe's own arm
+    (Flower on shear_flow) is counted at a share of exactly 1."""
+    probe = bench().probe_of("flower")
+    section = load_config("config/full.yaml")["papers"]["flower"]
+    shares = results()["measurements"]["flower"]["train_step"]["shares"]
+    assert set(shares) == set(probe.arms(section)) and shares["advection/flower"] == 1.0
+    base, _ = probe.work(section, shares)
+    doubled, _ = probe.work(section, shares | {"wave/unet": 2 * shares["wave/unet"]})
+    alone, _ = probe.work(section, dict.fromkeys(shares, 0.0) | {"wave/unet": shares["wave/unet"]})
+    assert doubled - base == pytest.approx(alone, rel=1e-6) and alone > 0

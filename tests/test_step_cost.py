@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from repro.learning.step_cost import WEIGHT_AND_MOMENTS_BYTES, LiveBytes, count_step
+from repro.learning.step_cost import WEIGHT_AND_MOMENTS_BYTES, LiveBytes, count_step, flops_per_sample
 
 IN, HIDDEN, OUT = 12, 20, 3
 
@@ -108,3 +108,15 @@ def test_a_step_that_reads_values_is_counted_on_the_cpu_with_the_same_flops():
     assert cpu.counted_on == "cpu"
     # the loss's scalar division adds no matmul: the same count per sample
     assert cpu.flops_per_sample == pytest.approx(meta.flops_per_sample)
+
+
+def test_an_arms_flops_are_counted_alone_and_on_the_cpu_where_the_step_reads_values():
+    """``flops_per_sample`` (what the work model's arm shares are counted with) is ``count_step``'s FLOP count,
+    with or without a read value. Two blocks of width w: per block 16 w^2 forward (two matmuls of 4 w^2, 2 FLOPs
+    each), as many for the weight gradients and for the input gradients, less the first matmul's input gradient
+    (8 w^2: the data needs none); so a width twice as large counts four times the FLOPs."""
+    assert flops_per_sample(two_layers, {}, 8) == count_step(two_layers, {}, 8).flops_per_sample
+    assert flops_per_sample(two_layers, {"item": True}, 8) == pytest.approx(flops_per_sample(two_layers, {}, 8))
+    narrow, wide = (flops_per_sample(deep(2, w, recompute=False), {}, 16) for w in (32, 64))
+    assert narrow == 2 * 48 * 32**2 - 8 * 32**2
+    assert wide == 4 * narrow

@@ -85,21 +85,39 @@ class StepCount:
 
 
 def _count(build: Callable, section: dict, device: str, batch: int) -> StepCount:
-    """The step at ``batch``; the batch is made inside the modes (its tensors are the step's)."""
-    counter, live = FlopCounterMode(display=False), LiveBytes()
-    # two passes: FlopCounterMode's module tracking keeps tensors alive (a checkpointed model's peak read 12x
-    # too high under it)
-    for mode in (counter, live):
-        model, make_batch, loss = build(section, torch.device(device))
-        with mode:
-            loss(model, make_batch(batch)).backward()
+    """The step at ``batch``; the batch is made inside the modes (its tensors are the step's). Two passes:
+    FlopCounterMode's module tracking keeps tensors alive (a checkpointed model's peak read 12x too high
+    under it)."""
+    flops = _flops(build, section, device, batch)
+    live = LiveBytes()
+    model, make_batch, loss = build(section, torch.device(device))
+    with live:
+        loss(model, make_batch(batch)).backward()
     return StepCount(
-        flops_per_sample=float(counter.get_total_flops()) / batch,
+        flops_per_sample=flops,
         peak_live_bytes=int(live.peak),
         params=int(sum(p.numel() for p in model.parameters())),
         batch=batch,
         counted_on=device,
     )
+
+
+def _flops(build: Callable, section: dict, device: str, batch: int) -> float:
+    counter = FlopCounterMode(display=False)
+    model, make_batch, loss = build(section, torch.device(device))
+    with counter:
+        loss(model, make_batch(batch)).backward()
+    return float(counter.get_total_flops()) / batch
+
+
+def flops_per_sample(build: Callable, section: dict, batch: int) -> float:
+    """FLOPs of one sample of the step ``build`` makes (forward + backward) at ``batch``, counted on ``meta``,
+    or on the CPU at no more than ``CPU_BATCH`` samples where the step needs values. What the FLOP shares of a
+    job's arms (a probe's ``arms``: other models, tasks or losses trained in the same job) are counted with."""
+    try:
+        return _flops(build, section, "meta", batch)
+    except (RuntimeError, NotImplementedError, TypeError, ValueError):
+        return _flops(build, section, "cpu", min(batch, CPU_BATCH))
 
 
 def count_step(build: Callable, section: dict, batch: int) -> StepCount:

@@ -6,6 +6,7 @@ static field); the loss is the increment regression of training.
 
 from __future__ import annotations
 
+import functools
 import math
 
 BATCH_SIZE = 16
@@ -14,46 +15,84 @@ GRID = (128, 256)
 STAGE = "train"  # one job (workflow/rules/flower.smk): every model on every task, seeds on the seeded tasks
 
 # The paper-scale files hold (no config key gives these; a user's downloads): per task, the trajectories one
-# listed training file holds, the frames of a trajectory and the grid points of a frame.
+# listed training file holds, the frames of a trajectory, the grid of a frame (y, x), the channels in and out
+# (the state, plus the statics on the input side) and whether the grid is periodic.
 # - shear_flow (The Well's README: 1120 simulations = 28 (Reynolds, Schmidt) files x 40 initial conditions,
-#   200 time steps of 128 x 256; the train/valid/test split of each file 80/10/10, so 32 per training file);
+#   200 time steps of 128 x 256; the train/valid/test split of each file 80/10/10, so 32 per training file;
+#   tracer, pressure and velocity's two components; periodic);
 # - acoustic_scattering_maze (The Well's README: 2000 trajectories of 256 x 256 in 20 chunk files of 100,
 #   16 of them train; 202 frames a trajectory: the README counts 201 steps after the first, readers of the
-#   files index frame 201);
-# - PDEBench 1-D Burgers (1D_Burgers_Sols_Nu*.hdf5: 10000 samples of 201 steps x 1024 points; the training
-#   samples are ``n_train``).
+#   files index frame 201; pressure and velocity, density and sound speed as statics; open boundaries);
+# - PDEBench 1-D Burgers (1D_Burgers_Sols_Nu*.hdf5: 10000 samples of 201 steps x 1024 points, a (1, 1024)
+#   grid as the data stage stores it; the training samples are ``n_train``).
 PAPER_DATA = {
-    "advection": {"source": "the_well", "per_file": 32, "frames": 200, "points": 128 * 256},
-    "wave": {"source": "the_well", "per_file": 100, "frames": 202, "points": 256 * 256},
-    "burgers": {"source": "pdebench", "per_file": None, "frames": 201, "points": 1024},
-}
-# FLOPs of one training pair of each (task, model) per FLOP of the probe's pair (Flower on shear_flow),
-# counted with repro.learning.step_cost (torch's FlopCounterMode: FFTs not counted) at full.yaml's model
-# sizes (width 160, heads 40, levels 4, blocks 2, fno_modes 16; baselines at Flower's parameter count) on each
-# task's paper-scale grid and channels (shear_flow 4 -> 4, maze 3 + 2 statics -> 3, Burgers 1 -> 1).
-FLOP_SHARE = {
-    "advection": {"flower": 1.0, "fno": 0.0402, "unet": 3.128},
-    "wave": {"flower": 2.000, "fno": 0.0799, "unet": 6.258},
-    "burgers": {"flower": 0.0914, "fno": 0.00124, "unet": 0.1791},
+    "advection": {
+        "source": "the_well",
+        "per_file": 32,
+        "frames": 200,
+        "grid": (128, 256),
+        "channels": (4, 4),
+        "periodic": True,
+    },
+    "wave": {
+        "source": "the_well",
+        "per_file": 100,
+        "frames": 202,
+        "grid": (256, 256),
+        "channels": (5, 3),
+        "periodic": False,
+    },
+    "burgers": {
+        "source": "pdebench",
+        "per_file": None,
+        "frames": 201,
+        "grid": (1, 1024),
+        "channels": (1, 1),
+        "periodic": True,
+    },
 }
 # the embedded sources' sizes off paper scale: neuraloperator 0.3.0's burgers_lowres.pt (docs/papers/flower.md)
 NEURALOPERATOR_BURGERS = {"trajectories": 1200, "frames": 17, "points": 16}
 
 
-def build(section: dict, device, grid: tuple[int, int] = GRID):
-    """(model, batch(size), loss) of one Flower step at the section's width, heads, levels and blocks."""
+def build(
+    section: dict,
+    device,
+    grid: tuple[int, int] = GRID,
+    model_name: str = "flower",
+    channels: tuple[int, int] = (CHANNELS, CHANNELS),
+    periodic: bool = True,
+):
+    """(model, batch(size), loss) of one step of ``model_name`` (Flower or a baseline at Flower's parameter
+    count, as train.py builds them) at the section's width, heads, levels and blocks on ``grid``."""
     import torch
 
     from repro.papers.flower.train import build as build_model
     from repro.papers.flower.train import mse_loss
 
-    model = build_model("flower", CHANNELS, CHANNELS, section["model"]).to(device)
+    cin, cout = channels
+    model = build_model(model_name, cin, cout, section["model"], periodic).to(device)
 
     def batch(size: int):
-        shape = (size, CHANNELS, *grid)
-        return torch.randn(shape, device=device), torch.randn(shape, device=device)
+        return torch.randn((size, cin, *grid), device=device), torch.randn((size, cout, *grid), device=device)
 
     return model, batch, mse_loss
+
+
+def arms(section: dict) -> dict[str, tuple]:
+    """``task/model`` -> (build, batch) of every (task, model) the train job trains, on the task's paper-scale
+    grid and channels (:data:`PAPER_DATA`); the cost benchmark counts each arm's FLOPs per pair against the
+    probe's (Flower on shear_flow) to weigh its pairs in :func:`work`."""
+    out = {}
+    for task, data in PAPER_DATA.items():
+        batch = section["tasks"][task].get("batch", section["train"]["batch"])
+        for name in section["models"]:
+            geometry = {"grid": data["grid"], "model_name": name, "channels": data["channels"]}
+            out[f"{task}/{name}"] = (
+                functools.partial(build, **geometry, periodic=data["periodic"]),
+                int(batch),
+            )
+    return out
 
 
 def task_pairs(name: str, cfg: dict) -> tuple[int, float]:
@@ -75,23 +114,23 @@ def task_pairs(name: str, cfg: dict) -> tuple[int, float]:
         trajectories = min(cfg["n_train"], data["per_file"] * len(cfg["train_files"]))
     else:
         trajectories = cfg["n_train"]
-    return trajectories * (math.ceil(data["frames"] / stride) - 1), data["points"]
+    return trajectories * (math.ceil(data["frames"] / stride) - 1), math.prod(data["grid"])
 
 
-def work(section: dict) -> tuple[int, int]:
+def work(section: dict, shares: dict[str, float]) -> tuple[int, int]:
     """(samples, batch) of the one train job, in training pairs of the probe's step (Flower on shear_flow):
     ``train.epochs`` x the sum over ``tasks`` and ``models`` of the task's training pairs (:func:`task_pairs`)
-    x its seeds (``seeds`` on ``seeded_tasks``, else the first) x the (task, model) FLOP share
-    (:data:`FLOP_SHARE`; a task off its paper-scale source takes the share of its paper-scale grid scaled by
-    its grid points). Batch ``train.batch`` (Burgers trains at its ``tasks.burgers.batch``, the FLOPs per pair
-    do not depend on it). Left out: the test scoring (next steps and rollouts, forward only), the
-    normalisation pass and the SelfWarp timing scan."""
+    x its seeds (``seeds`` on ``seeded_tasks``, else the first) x the arm's FLOP share ``shares['task/model']``
+    (its FLOPs per pair over the probe's, counted by the cost benchmark from :func:`arms`; a task off its
+    paper-scale source takes the share of its paper-scale grid scaled by its grid points). Batch
+    ``train.batch`` (Burgers trains at its ``tasks.burgers.batch``, the FLOPs per pair do not depend on it).
+    Left out: the test scoring (next steps and rollouts, forward only), the normalisation pass and the
+    SelfWarp timing scan."""
     total = 0.0
-    for name in PAPER_DATA:  # the tasks train.py trains (its TASKS)
+    for name, data in PAPER_DATA.items():  # the tasks train.py trains (its TASKS)
         cfg = section["tasks"][name]
         pairs, points = task_pairs(name, cfg)
-        share = FLOP_SHARE[name]
-        scale = 1.0 if cfg.get("source") == PAPER_DATA[name]["source"] else points / PAPER_DATA[name]["points"]
+        scale = 1.0 if cfg.get("source") == data["source"] else points / math.prod(data["grid"])
         seeds = len(section["seeds"]) if name in section["seeded_tasks"] else 1
-        total += pairs * seeds * scale * sum(share[m] for m in section["models"])
+        total += pairs * seeds * scale * sum(shares[f"{name}/{m}"] for m in section["models"])
     return int(round(section["train"]["epochs"] * total)), int(section["train"]["batch"])

@@ -6,22 +6,18 @@ code blocks plus the disambiguation code; the loss is SynGR's (three copies plus
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import torch
 
 from repro.papers.syngr.model import Seq2Seq
-from repro.papers.syngr.sequences import BOS
-from repro.papers.syngr.synergy import syngr_loss
+from repro.papers.syngr.sequences import BOS, MODALITY_BLOCKS, VARIANTS
+from repro.papers.syngr.synergy import seq2seq_loss, syngr_loss
 
 BATCH_SIZE = 1024
 STAGE = "train"  # one job per benchmark: every variant x seed of it (workflow/rules/syngr.smk)
 
-# FLOPs of one training sample of each variant per FLOP of the probe's (syngr) sample, counted with torch's
-# FlopCounterMode at full.yaml's sizes (d 128, 2 layers, history 20, 4 x 256 codes): syngr runs three copies
-# forward and backward plus the importance pass; concat one copy; text / image / fused one copy of half the
-# source (one modality's codes per item) and a shorter target.
-VARIANT_FLOP_SHARE = {"syngr": 1.0, "concat": 0.30, "text": 0.15, "image": 0.15, "fused": 0.15}
 # The Amazon Reviews 2018 5-core files (https://nijianmo.github.io/amazon/index.html) the real benchmarks read
 # at paper scale: (reviews, reviewers). Video Games 497,577 reviews / 55,217 reviewers and Arts 494,485 /
 # 56,210 as tallied from the files in public reports; Musical Instruments 27,530 reviewers as in UniSRec's
@@ -34,13 +30,17 @@ AMAZON_5CORE = {
 }
 
 
-def build(section: dict, device):
+def build(section: dict, device, variant: str = "syngr"):
+    """(model, batch(size), loss) of one training step of ``variant``: its modality blocks' codes per history
+    item and target (repro.papers.syngr.sequences: concat and syngr both blocks, text / image / fused one), SynGR's
+    loss for syngr and the plain sequence loss for the others, as train.py trains them."""
     m, codes, hist, syn = section["model"], section["codes"], section["train"]["history"], section["synergy"]
     levels, book = codes["levels"], codes["codebook"]
-    vocab = BOS + 1 + 2 * levels * book + book
-    per_item = 2 * levels
+    blocks = len(MODALITY_BLOCKS[VARIANTS[variant]])
+    vocab = BOS + 1 + blocks * levels * book + book
+    per_item = blocks * levels
     model = Seq2Seq(vocab, m["d"], m["heads"], m["layers"], m["ff"], hist * per_item, per_item + 1).to(device)
-    modality = torch.tensor(([0] * levels + [1] * levels) * hist, device=device)
+    modality = torch.tensor([b for b in range(blocks) for _ in range(levels)] * hist, device=device)
 
     def make_batch(size: int):
         g = torch.Generator().manual_seed(size)
@@ -50,9 +50,20 @@ def build(section: dict, device):
         return tuple(t.to(device) for t in (src, tgt_in, tgt))
 
     def loss(model, batch):
-        return syngr_loss(model, batch, modality, 2, syn["ratio"], syn["weight"], syn["temperature"])
+        if variant == "syngr":
+            return syngr_loss(model, batch, modality, blocks, syn["ratio"], syn["weight"], syn["temperature"])
+        logits, _ = model(batch[0], batch[1])
+        return seq2seq_loss(logits, batch[2])
 
     return model, make_batch, loss
+
+
+def arms(section: dict) -> dict[str, tuple]:
+    """variant -> (build, batch) of every variant a train job trains (``variants`` of any benchmark); the cost
+    benchmark counts each one's FLOPs per sample against the probe's (syngr) to weigh its samples in
+    :func:`work`."""
+    variants = {v for names in section["variants"].values() for v in names}
+    return {v: (functools.partial(build, variant=v), int(section["train"]["batch"])) for v in sorted(variants)}
 
 
 def training_samples(section: dict) -> dict[str, int]:
@@ -70,15 +81,15 @@ def training_samples(section: dict) -> dict[str, int]:
     return out
 
 
-def work(section: dict) -> tuple[int, int]:
+def work(section: dict, shares: dict[str, float]) -> tuple[int, int]:
     """(samples, batch) of one job of the train stage: the benchmark whose job is largest, where a job trains
     each of ``variants[benchmark]`` for each of ``seeds`` for ``train.epochs`` epochs over its training samples
-    (:func:`training_samples`), each variant's samples counted in probe (syngr) samples by
-    :data:`VARIANT_FLOP_SHARE`; batch ``train.batch``. Left out: the beam-search decoding of the test users,
-    the attention shares and the masking check (forward only)."""
+    (:func:`training_samples`), each variant's samples counted in probe (syngr) samples by its FLOP share
+    ``shares[variant]`` (counted by the cost benchmark from :func:`arms`); batch ``train.batch``. Left out: the
+    beam-search decoding of the test users, the attention shares and the masking check (forward only)."""
     tr, seeds, sizes = section["train"], len(section["seeds"]), training_samples(section)
     jobs = [
-        sum(VARIANT_FLOP_SHARE[v] for v in variants) * seeds * tr["epochs"] * sizes[name]
+        sum(shares[v] for v in variants) * seeds * tr["epochs"] * sizes[name]
         for name, variants in section["variants"].items()
         if name in sizes
     ]
