@@ -153,13 +153,15 @@ def probe_of(slug: str):
     return probe if hasattr(probe, "work") and hasattr(probe, "STAGE") else None
 
 
-def arm_shares(probe, section: dict, probe_flops: float) -> dict[str, float]:
+def arm_shares(probe, section: dict, counted: dict) -> dict[str, float]:
     """FLOPs per sample of each of the probe's arms (``arms(section)``: the other models, tasks or losses one job
-    trains) over the probe step's ``probe_flops``, counted at the section's sizes."""
+    trains) over the probe step's (``counted``), counted at the section's sizes on the device the step was."""
     from repro.learning.step_cost import flops_per_sample
 
     return {
-        name: float(f"{flops_per_sample(build, section, batch) / probe_flops:.6g}")
+        name: float(
+            f"{flops_per_sample(build, section, batch, counted['counted_on']) / counted['flops_per_sample']:.6g}"
+        )
         for name, (build, batch) in probe.arms(section).items()
     }
 
@@ -184,7 +186,7 @@ def count_steps(slug: str) -> dict | None:
     _, batch = work_of(probe, section, {"shares": dict.fromkeys(probe.arms(section), 1.0)} if arms else {})
     counted = {"stage": probe.STAGE, **count_step(probe.build, section, int(batch)).as_dict()}
     if arms:
-        counted["shares"] = arm_shares(probe, section, counted["flops_per_sample"])
+        counted["shares"] = arm_shares(probe, section, counted)
     return counted
 
 

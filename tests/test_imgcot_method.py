@@ -117,6 +117,18 @@ def test_gpu_probe_builds_on_the_cpu_with_the_default_section(repo):
     assert torch.isfinite(value) and isinstance(model["vq"], ImageVQ)
 
 
+def test_gpu_probe_sizes_the_lm_and_the_text_autoencoder_as_train_does_from_the_data(repo):
+    """The probe's LM positions and chain width are train.py's (``Encoder.max_len`` over the data stage's whole
+    table with ``n_latent`` codes, ``cot_tensors``' width), from problems drawn without the rendering."""
+    section = yaml.safe_load((repo / "config/config.yaml").read_text())["papers"]["imgcot"]
+    table, _ = imgcot_data.generate(section)
+    enc = Encoder(vocabulary(section["latent"]["codebook"]), table)
+    codes = {"imgcot": np.zeros((len(table), section["latent"]["n_latent"]))}
+    assert gpu_probe.sequence_lengths(section) == (enc.max_len(codes), enc.cot_tensors()[0].shape[1])
+    longer = section | {"max_steps": section["max_steps"] + 2}
+    assert gpu_probe.sequence_lengths(longer)[0] > gpu_probe.sequence_lengths(section)[0]
+
+
 @pytest.mark.parametrize("rule", ["last", "highest"])
 def test_unknown_selection_rule_is_refused(rule):
     enc, codes = encoder()

@@ -14,47 +14,60 @@ import numpy as np
 import pandas as pd
 import zarr
 
-from repro.papers.imgcot.problems import make_problem, make_templates, step_text
+from repro.papers.imgcot.problems import Problem, make_problem, make_templates, step_text
 from repro.papers.imgcot.render import font_name, render
 from repro.workflow.io import atomic_path
 from repro.workflow.manifest import file_record, write_manifest
 
 
-def generate(cfg: dict) -> tuple[pd.DataFrame, np.ndarray]:
-    """The problem table and the rendered CoT images, deterministic in ``cfg['data_seed']``."""
+def draw_problems(cfg: dict) -> list[tuple[str, Problem]]:
+    """(split, problem) of every problem, deterministic in ``cfg['data_seed']``: train and test from the seen
+    templates, the held-out split from the ``heldout_share`` held out."""
     templates = make_templates(
         cfg["templates"], cfg["min_steps"], cfg["max_steps"], cfg["data_seed"], cfg["earlier_operand_share"]
     )
     rng = np.random.default_rng(cfg["data_seed"] + 1)
     held = set(rng.choice(len(templates), int(round(cfg["heldout_share"] * len(templates))), replace=False).tolist())
     seen = [t for t in templates if t.id not in held]
-    rows, images = [], []
     plan = [
         ("train", seen, cfg["n_train"]),
         ("test", seen, cfg["n_test"]),
         ("heldout", [templates[i] for i in sorted(held)], cfg["n_heldout"]),
     ]
+    return [
+        (split, make_problem(pool[int(rng.integers(len(pool)))], rng, cfg["modulus"]))
+        for split, pool, count in plan
+        for _ in range(count)
+    ]
+
+
+def problem_table(problems: list[tuple[str, Problem]]) -> pd.DataFrame:
+    """The table's text columns (without the rendering's font size and fit)."""
+    return pd.DataFrame(
+        [
+            {
+                "id": f"p{i:05d}",
+                "template_id": problem.template,
+                "question": " ".join(problem.question),
+                "cot_steps": [step_text(s) for s in problem.steps],
+                "answer": problem.answer,
+                "split": split,
+            }
+            for i, (split, problem) in enumerate(problems)
+        ]
+    )
+
+
+def generate(cfg: dict) -> tuple[pd.DataFrame, np.ndarray]:
+    """The problem table and the rendered CoT images, deterministic in ``cfg['data_seed']``."""
+    problems = draw_problems(cfg)
+    table = problem_table(problems)
     h, w = cfg["image"]["height"], cfg["image"]["width"]
-    for split, pool, count in plan:
-        for _ in range(count):
-            problem = make_problem(pool[int(rng.integers(len(pool)))], rng, cfg["modulus"])
-            lines = [step_text(s) for s in problem.steps]
-            image, size, fits = render(lines, h, w, cfg["image"]["max_font"])
-            rows.append(
-                {
-                    "id": f"p{len(rows):05d}",
-                    "task": f"arith_mod{cfg['modulus']}",
-                    "template_id": problem.template,
-                    "question": " ".join(problem.question),
-                    "cot_steps": lines,
-                    "answer": problem.answer,
-                    "split": split,
-                    "font_size": size,
-                    "fits": fits,
-                }
-            )
-            images.append(image)
-    return pd.DataFrame(rows), np.stack(images)
+    rendered = [render(lines, h, w, cfg["image"]["max_font"]) for lines in table["cot_steps"]]
+    table.insert(1, "task", f"arith_mod{cfg['modulus']}")
+    table["font_size"] = [size for _, size, _ in rendered]
+    table["fits"] = [fits for _, _, fits in rendered]
+    return table, np.stack([image for image, _, _ in rendered])
 
 
 def main(job) -> None:
