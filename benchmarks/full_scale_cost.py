@@ -153,28 +153,39 @@ def probe_of(slug: str):
     return probe if hasattr(probe, "work") and hasattr(probe, "STAGE") else None
 
 
-def arm_shares(probe, section: dict, counted: dict) -> dict[str, float]:
-    """FLOPs per sample of each of the probe's arms (``arms(section)``: the other models, tasks or losses one job
-    trains) over the probe step's (``counted``), counted at the section's sizes on the device the step was."""
-    from repro.learning.step_cost import flops_per_sample
+def count_arms(probe, section: dict, counted: dict) -> dict[str, dict]:
+    """Each of the probe's arms (``arms(section)``: the other models, tasks or losses one job trains) counted at
+    the section's sizes on the device the probe's step was: its FLOPs per sample over the step's (``share``,
+    what :func:`work_of` weighs its samples by) and its device bytes (weights, moments and live peak at its own
+    batch: the job's device memory is its largest arm's)."""
+    from repro.learning.step_cost import count_step
 
-    return {
-        name: float(
-            f"{flops_per_sample(build, section, batch, counted['counted_on']) / counted['flops_per_sample']:.6g}"
-        )
-        for name, (build, batch) in probe.arms(section).items()
-    }
+    out = {}
+    for name, (build, batch) in probe.arms(section).items():
+        arm = count_step(build, section, batch, counted["counted_on"])
+        share = float(f"{arm.flops_per_sample / counted['flops_per_sample']:.6g}")
+        out[name] = {"share": share, "device_bytes": int(arm.device_bytes()), "batch": int(batch)}
+    return out
 
 
 def work_of(probe, section: dict, counted: dict) -> tuple[int, int]:
     """(samples, batch) of the probe's work model for ``section``; a probe with arms weighs their samples by the
-    shares counted with the step (``counted['shares']``)."""
-    return probe.work(section, counted["shares"]) if hasattr(probe, "arms") else probe.work(section)
+    shares counted with the step (``counted['arms']``)."""
+    if not hasattr(probe, "arms"):
+        return probe.work(section)
+    return probe.work(section, {name: arm["share"] for name, arm in counted["arms"].items()})
+
+
+def work_device_bytes(work: dict) -> int:
+    """Device bytes of a job the work model costs: the probe's step (weights, AdamW moments and its live peak) or,
+    where the job trains other arms, the largest of them (one arm is on the device at a time)."""
+    step = work["params"] * WEIGHT_AND_MOMENTS_BYTES + work["peak_live_bytes"]
+    return max([step, *(arm["device_bytes"] for arm in work.get("arms", {}).values())])
 
 
 def count_steps(slug: str) -> dict | None:
     """The probe's step at full.yaml's sizes counted (``repro.learning.step_cost``), with the stage it stands
-    for and, for a probe with arms, each arm's FLOP share; None for a paper without a work model."""
+    for and, for a probe with arms, each arm's FLOP share and device bytes; None for a paper without a work model."""
     from repro.learning.step_cost import count_step
 
     probe = probe_of(slug)
@@ -183,10 +194,11 @@ def count_steps(slug: str) -> dict | None:
     section = load_config("config/full.yaml")["papers"][slug]
     arms = hasattr(probe, "arms")
     # the batch a job trains at does not depend on the arms' shares
-    _, batch = work_of(probe, section, {"shares": dict.fromkeys(probe.arms(section), 1.0)} if arms else {})
+    unit = {"arms": {name: {"share": 1.0} for name in probe.arms(section)}} if arms else {}
+    _, batch = work_of(probe, section, unit)
     counted = {"stage": probe.STAGE, **count_step(probe.build, section, int(batch)).as_dict()}
     if arms:
-        counted["shares"] = arm_shares(probe, section, counted)
+        counted["arms"] = count_arms(probe, section, counted)
     return counted
 
 
@@ -299,7 +311,7 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
             flops = work["flops_per_sample"] * work["samples"]
             rate = C.device_rate(device, work["precision"]) if device else math.nan
             wall_min = (time_fit.c + flops / rate) / 60.0
-            device_mb = (work["params"] * WEIGHT_AND_MOMENTS_BYTES + work["peak_live_bytes"]) / 2**20 + CUDA_CONTEXT_MB
+            device_mb = work_device_bytes(work) / 2**20 + CUDA_CONTEXT_MB
         elif gpu:
             flops = (cpu_s - time_fit.c) * host_rate
             wall_min = (time_fit.c + (flops / C.device_rate(device) if device else math.nan)) / 60.0

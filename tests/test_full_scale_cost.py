@@ -302,7 +302,8 @@ def probes_with_work() -> dict:
 
 def test_gpu_training_rows_come_from_their_probes_work_model():
     """Every measured GPU stage a probe stands for is costed by the work model (FLOPs = FLOPs per counted
-    sample x the job's samples; device memory = weights and moments + the step's live peak + context), not by
+    sample x the job's samples; device memory = weights and moments + the step's live peak + context, of the
+    job's largest arm where it trains several), not by
     the rehearsal's CPU seconds, whose CPU-s range then does not decide the row's resolution."""
     rows = {(r["paper"], r["stage"]): r for r in results()["stages"]}
     probes = probes_with_work()
@@ -318,7 +319,8 @@ def test_gpu_training_rows_come_from_their_probes_work_model():
             "precision", "fp32"
         ), slug
         assert row["flops"] == pytest.approx(work["flops_per_sample"] * work["samples"], rel=1e-3), slug
-        state_mb = (work["params"] * 12 + work["peak_live_bytes"]) / 2**20
+        arms = [arm["device_bytes"] for arm in work.get("arms", {}).values()]
+        state_mb = max([work["params"] * 12 + work["peak_live_bytes"], *arms]) / 2**20
         assert row["device_mb"] == math.ceil(state_mb + bench().CUDA_CONTEXT_MB), slug
     assert covered >= 10
 
@@ -347,12 +349,25 @@ def test_recorded_step_counts_are_todays(slug):
 def test_a_probe_with_arms_weighs_each_by_its_counted_share():
     """Flower's train job trains every (task, model) arm: its work is each arm's pairs weighed by the arm's
     counted FLOP share, so doubling one arm's share adds that arm's samples once more, and the probe's own arm
-    (Flower on shear_flow) is counted at a share of exactly 1."""
+    (Flower on shear_flow) is counted at a share of exactly 1 and at the probe's device bytes."""
     probe = bench().probe_of("flower")
     section = load_config("config/full.yaml")["papers"]["flower"]
-    shares = results()["measurements"]["flower"]["train_step"]["shares"]
+    counted = results()["measurements"]["flower"]["train_step"]
+    shares = {name: arm["share"] for name, arm in counted["arms"].items()}
     assert set(shares) == set(probe.arms(section)) and shares["advection/flower"] == 1.0
+    assert counted["arms"]["advection/flower"]["device_bytes"] == counted["params"] * 12 + counted["peak_live_bytes"]
     base, _ = probe.work(section, shares)
     doubled, _ = probe.work(section, shares | {"wave/unet": 2 * shares["wave/unet"]})
     alone, _ = probe.work(section, dict.fromkeys(shares, 0.0) | {"wave/unet": shares["wave/unet"]})
     assert doubled - base == pytest.approx(alone, rel=1e-6) and alone > 0
+
+
+def test_a_jobs_device_memory_is_its_largest_arms():
+    """A job that trains arms one after the other needs the device memory of the largest (flower: Flower on the
+    maze's 256 x 256 grid, twice shear flow's points), not the probe's."""
+    step = {"params": 10, "peak_live_bytes": 100}
+    assert bench().work_device_bytes(step) == 220
+    assert bench().work_device_bytes(step | {"arms": {"a": {"device_bytes": 50}, "b": {"device_bytes": 900}}}) == 900
+    flower = results()["measurements"]["flower"]["train_step"]
+    largest = max(flower["arms"], key=lambda name: flower["arms"][name]["device_bytes"])
+    assert largest == "wave/flower"

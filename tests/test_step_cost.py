@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from repro.learning.step_cost import WEIGHT_AND_MOMENTS_BYTES, LiveBytes, count_step, flops_per_sample
+from repro.learning.step_cost import WEIGHT_AND_MOMENTS_BYTES, LiveBytes, count_step
 
 IN, HIDDEN, OUT = 12, 20, 3
 
@@ -110,13 +110,15 @@ def test_a_step_that_reads_values_is_counted_on_the_cpu_with_the_same_flops():
     assert cpu.flops_per_sample == pytest.approx(meta.flops_per_sample)
 
 
-def test_an_arms_flops_are_counted_alone_and_on_the_cpu_where_the_step_reads_values():
-    """``flops_per_sample`` (what the work model's arm shares are counted with) is ``count_step``'s FLOP count,
-    with or without a read value. Two blocks of width w: per block 16 w^2 forward (two matmuls of 4 w^2, 2 FLOPs
-    each), as many for the weight gradients and for the input gradients, less the first matmul's input gradient
-    (8 w^2: the data needs none); so a width twice as large counts four times the FLOPs."""
-    assert flops_per_sample(two_layers, {}, 8) == count_step(two_layers, {}, 8).flops_per_sample
-    assert flops_per_sample(two_layers, {"item": True}, 8) == pytest.approx(flops_per_sample(two_layers, {}, 8))
-    narrow, wide = (flops_per_sample(deep(2, w, recompute=False), {}, 16) for w in (32, 64))
-    assert narrow == 2 * 48 * 32**2 - 8 * 32**2
-    assert wide == 4 * narrow
+def test_a_step_is_counted_on_the_device_asked_for():
+    """A job's arms are counted on the device their probe's step was: asked for the CPU, a step meta could count
+    is counted on the CPU at no more than CPU_BATCH samples, its peak scaled to the batch (erring high). Two blocks of width w:
+    per block 16 w^2 FLOPs forward (two matmuls of 4 w^2, 2 FLOPs each), as many for the weight gradients and
+    for the input gradients, less the first matmul's input gradient (8 w^2: the data needs none)."""
+    build = deep(2, 32, recompute=False)
+    meta, cpu = count_step(build, {}, 256), count_step(build, {}, 256, "cpu")
+    assert (meta.counted_on, cpu.counted_on, cpu.batch) == ("meta", "cpu", 256)
+    assert meta.flops_per_sample == cpu.flops_per_sample == 2 * 48 * 32**2 - 8 * 32**2
+    # the scaled peak scales the fixed part (the weights' gradients) too: it errs high, never low
+    assert meta.peak_live_bytes <= cpu.peak_live_bytes <= 2 * meta.peak_live_bytes
+    assert count_step(deep(2, 64, recompute=False), {}, 256).flops_per_sample == 4 * meta.flops_per_sample

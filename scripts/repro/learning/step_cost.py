@@ -103,6 +103,7 @@ def _count(build: Callable, section: dict, device: str, batch: int) -> StepCount
 
 
 def _flops(build: Callable, section: dict, device: str, batch: int) -> float:
+    """FLOPs per sample of the step (forward + backward) under torch's counter."""
     counter = FlopCounterMode(display=False)
     model, make_batch, loss = build(section, torch.device(device))
     with counter:
@@ -110,27 +111,20 @@ def _flops(build: Callable, section: dict, device: str, batch: int) -> float:
     return float(counter.get_total_flops()) / batch
 
 
-def flops_per_sample(build: Callable, section: dict, batch: int, device: str | None = None) -> float:
-    """FLOPs of one sample of the step ``build`` makes (forward + backward) at ``batch``, counted on ``device``:
-    by default ``meta``, or the CPU where the step needs values; the CPU counts at no more than ``CPU_BATCH``
-    samples. What the FLOP shares of a job's arms (a probe's ``arms``: other models, tasks or losses trained in
-    the same job) are counted with, on the device their probe's step was counted on: attention's FLOPs differ
-    between meta (the fused kernel's count) and the CPU (its decomposed matmuls), by 10 % in imgcot's LM."""
+def count_step(build: Callable, section: dict, batch: int, device: str | None = None) -> StepCount:
+    """The probe's step (``build(section, device)`` -> model, make_batch, loss) at ``batch`` counted on
+    ``device``: by default ``meta``, or the CPU where the step needs values that meta tensors do not have. The
+    CPU computes, so it counts at most ``CPU_BATCH`` samples and scales the peak to ``batch`` in proportion (its
+    fixed part, the gradients, scaled too: errs high). A job's other arms (a probe's ``arms``: other models,
+    tasks or losses trained in the same job) are counted on the device their probe's step was: attention's
+    FLOPs differ between meta (the fused kernel's count) and the CPU (its decomposed matmuls), by 10 % in
+    imgcot's LM."""
     if device is None:
         try:
-            return _flops(build, section, "meta", batch)
+            return _count(build, section, "meta", batch)
         except (RuntimeError, NotImplementedError, TypeError, ValueError):
             device = "cpu"
-    return _flops(build, section, device, min(batch, CPU_BATCH) if device == "cpu" else batch)
-
-
-def count_step(build: Callable, section: dict, batch: int) -> StepCount:
-    """The probe's step (``build(section, device)`` -> model, make_batch, loss) at ``batch`` counted on
-    ``meta``, or on the CPU where the step needs values that meta tensors do not have. The CPU computes, so
-    it counts at most ``CPU_BATCH`` samples and scales the peak to ``batch`` in proportion (its fixed part,
-    the gradients, scaled too: errs high)."""
-    try:
+    if device == "meta":
         return _count(build, section, "meta", batch)
-    except (RuntimeError, NotImplementedError, TypeError, ValueError):
-        counted = _count(build, section, "cpu", min(batch, CPU_BATCH))
-        return replace(counted, peak_live_bytes=int(counted.peak_live_bytes * batch / counted.batch), batch=batch)
+    counted = _count(build, section, device, min(batch, CPU_BATCH))
+    return replace(counted, peak_live_bytes=int(counted.peak_live_bytes * batch / counted.batch), batch=batch)
