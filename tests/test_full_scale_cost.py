@@ -371,3 +371,15 @@ def test_a_jobs_device_memory_is_its_largest_arms():
     flower = results()["measurements"]["flower"]["train_step"]
     largest = max(flower["arms"], key=lambda name: flower["arms"][name]["device_bytes"])
     assert largest == "wave/flower"
+
+
+def test_cod_lites_job_is_sized_by_its_distillation():
+    """CoD-Lite's distillation trains the student and the fake score (two denoisers) and a discriminator beside
+    the frozen teacher: its recorded device bytes hold at least two denoisers' weights and moments more than the
+    teacher step, and it is the job's largest arm (the row's device memory)."""
+    counted = results()["measurements"]["cod-lite"]["train_step"]
+    arms = counted["arms"]
+    assert max(arms, key=lambda name: arms[name]["device_bytes"]) == "distill"
+    assert arms["distill"]["device_bytes"] >= arms["teacher"]["device_bytes"] + 2 * counted["params"] * 12
+    row = next(r for r in results()["stages"] if (r["paper"], r["stage"]) == ("cod-lite", "train"))
+    assert row["device_mb"] == math.ceil(arms["distill"]["device_bytes"] / 2**20 + bench().CUDA_CONTEXT_MB)

@@ -6,9 +6,12 @@ codec's resolution, as the teacher's fine-tuning step sees it.
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
-from repro.papers.cod_lite.train import denoiser, diffusion_loss
+from repro.papers.cod_lite.model import Discriminator
+from repro.papers.cod_lite.train import Codec, Distiller, codec_loss, denoiser, diffusion_loss, dmd_loss
 
 BATCH_SIZE = 16
 STAGE = "train"  # one job per seed (workflow/rules/cod-lite.smk): the codec, both teachers and the student
@@ -29,41 +32,75 @@ def build(section: dict, device):
     return net, make_batch, diffusion_loss(condition)
 
 
-def _macs(section: dict) -> dict[str, float]:
-    """Multiply-accumulates of one forward pass per training crop of each network (convolutions, the VQ
-    distances; the time MLP and FiLM are per sample and left out), from the ``model`` sizes and the crop side:
-    ``denoiser`` (the probe's network), ``encoder`` (the codec's analysis transform and quantiser), ``codec``
-    (encoder + MSE synthesis) and ``disc`` (the student's discriminator)."""
-    m, side = section["model"], section["images"]["crop"]
-    w, lat, ds, p = m["width"], m["latent"], m["ds"], m["patch"]
-    coarse, fine = (side // ds) ** 2, (side // p) ** 2  # positions at the codec's and the denoiser's resolution
-    res = 18 * w * w  # one residual block: two 3x3 width -> width convolutions
-    denoiser = fine * (3 * p * p * w + m["denoiser_blocks"] * res + 27 * p * p * w) + coarse * 9 * lat * w
-    encoder = coarse * (3 * ds * ds * w + m["blocks"] * res + 9 * w * lat + lat * 2 ** m["bits"])
-    synthesis = coarse * (9 * lat * w + m["blocks"] * res + 27 * ds * ds * w)
-    d = m["disc_width"]
-    disc = (side // 2) ** 2 * 48 * d + coarse * lat * d + (side // 4) ** 2 * (16 * d * d + 9 * d)
-    return {"denoiser": denoiser, "encoder": encoder, "codec": encoder + synthesis, "disc": disc}
+def _codec(section: dict, device):
+    """The codec's training step (analysis, quantiser, MSE synthesis)."""
+    net = Codec(section["model"]).to(device)
+    side = section["images"]["crop"]
+    return (
+        net,
+        lambda size: (torch.rand(size, 3, side, side, device=device) * 2 - 1,),
+        codec_loss(section["train"]["beta"]),
+    )
 
 
-def work(section: dict) -> tuple[int, int]:
+def _frozen_codec(section: dict, device) -> Codec:
+    codec = Codec(section["model"]).to(device).eval()
+    for p in codec.parameters():
+        p.requires_grad_(False)
+    return codec
+
+
+def _teacher(section: dict, device, conditioned: bool = True):
+    """A teacher's step as train_seed runs it: conditioned on the frozen codec's code of the batch (its
+    forward without gradients; the coarse code of the pre-training costs the same), or unconditional (the
+    generation-oriented arm's pre-training)."""
+    net, make_batch, _ = build(section, device)
+    codec = _frozen_codec(section, device)
+    condition = (lambda x: codec.vq.embed(codec.indices(x))) if conditioned else None
+    return net, make_batch, diffusion_loss(condition)
+
+
+def _distill(section: dict, device):
+    """The distillation step: student, fake score and discriminator trained together against the frozen
+    teacher (forward only), conditioned on the frozen codec's code."""
+    cfg = section["model"]
+    teacher = denoiser(cfg).to(device)
+    codec = _frozen_codec(section, device)
+    net = Distiller(denoiser(cfg), denoiser(cfg), Discriminator(cfg["disc_width"], cfg["latent"])).to(device)
+    _, make_batch, _ = build(section, device)
+    condition = lambda x: codec.vq.embed(codec.indices(x))  # noqa: E731
+    return net, make_batch, dmd_loss(teacher, condition, section["train"]["distill"])
+
+
+def arms(section: dict) -> dict[str, tuple]:
+    """The steps of a seed's train job (train.train_seed), each at ``train.batch``: the codec, a conditioned
+    teacher (the compression-oriented arm's pre-training and both fine-tunings), the unconditional
+    pre-training of the generation-oriented arm and the distillation. The cost benchmark counts each one's
+    FLOPs per crop against the probe's (a denoiser step on a random code) to weigh its crops in :func:`work`,
+    and its device memory (the distillation's is the job's largest: three networks trained, a teacher and the
+    codec forward)."""
+    batch = int(section["train"]["batch"])
+    return {
+        "codec": (_codec, batch),
+        "teacher": (_teacher, batch),
+        "unconditional": (functools.partial(_teacher, conditioned=False), batch),
+        "distill": (_distill, batch),
+    }
+
+
+def work(section: dict, shares: dict[str, float]) -> tuple[int, int]:
     """(samples, batch) of one seed's train job, in denoiser training steps (the probe's), over the
     ``images.crops`` crops every epoch (the store holds exactly that many; the last short batch of a group
-    counts): the two teachers' ``train.pretrain_epochs`` + ``train.finetune_epochs`` each (2 per crop and
-    epoch); the distillation's ``train.distill.epochs`` at 8/3 + 3 x disc/denoiser per crop (student and fake
-    score forward and backward, teacher and fake score forward without backward at 1/3, three discriminator
-    passes); the codec's ``train.ae_epochs`` at codec/denoiser; and the frozen encoder's forward (1/3 x
-    encoder/denoiser) wherever a step is conditioned on the codec (all but the generation-oriented
-    pre-training). The ratios are the forward MACs of :func:`_macs` (within 1 % of torch's FlopCounterMode at
-    full.yaml's sizes: codec 0.36, distillation 2.72). Batch ``train.batch``. Left out: the decoding of the
-    test images (``sampler_steps`` forward passes each), the timing repeats and the codebook's k-means."""
-    t, macs = section["train"], _macs(section)
-    ratio = {k: v / macs["denoiser"] for k, v in macs.items()}
-    cond = ratio["encoder"] / 3  # the frozen codec's indices of a batch: forward only
+    counts): the codec's ``train.ae_epochs``; the two teachers' ``train.pretrain_epochs`` (one conditioned, one
+    unconditional) and ``train.finetune_epochs`` each (conditioned); the distillation's
+    ``train.distill.epochs``; each crop of a step at its arm's FLOP share ``shares[arm]`` (counted by the cost
+    benchmark from :func:`arms`). Batch ``train.batch``. Left out: the decoding of the test images
+    (``sampler_steps`` forward passes each), the codebook's initialisation and k-means, the timing repeats."""
+    t = section["train"]
     per_crop = (
-        t["ae_epochs"] * ratio["codec"]
-        + t["pretrain_epochs"] * (2 + cond)  # compression-oriented arm (coarse code) + unconditional arm
-        + t["finetune_epochs"] * 2 * (1 + cond)
-        + t["distill"]["epochs"] * (8 / 3 + 3 * ratio["disc"] + cond)
+        t["ae_epochs"] * shares["codec"]
+        + t["pretrain_epochs"] * (shares["teacher"] + shares["unconditional"])
+        + t["finetune_epochs"] * 2 * shares["teacher"]
+        + t["distill"]["epochs"] * shares["distill"]
     )
     return int(round(section["images"]["crops"] * per_crop)), int(t["batch"])
