@@ -22,10 +22,13 @@ work model. The probe's training step at full.yaml's model sizes is counted once
 at the stage's batch (``repro.learning.step_cost``: FLOPs per sample, the peak of live tensors over forward
 and backward, parameters; recorded under the paper's ``train_step`` so that ``--refit`` needs no torch work;
 ``--count-steps`` recounts it alone), and the probe's ``work(section)`` gives the samples one job passes
-through that step and the batch. FLOPs per job = FLOPs per sample x samples; time = FLOPs at the device's
+through that step and the batch. A job that trains several networks, tasks or losses one after the other
+(flower, gpo, syngr, imgcot, cod-lite) has a probe with ``arms(section)``: each arm's step is counted the same
+way, on the device the probe's was, and its FLOPs per sample over the probe's (its share) weighs its samples
+in ``work(section, shares)``. FLOPs per job = FLOPs per sample x samples; time = FLOPs at the device's
 planned rate at the stage's ``train.precision`` (``devices`` in slurm/partitions.yaml) plus the host's
-measured start-up; device memory = 12
-bytes per parameter (weights, AdamW's moments) + the step's live peak + 1 GiB of CUDA context. The rehearsal's CPU seconds
+measured start-up; device memory = 12 bytes per parameter (weights, AdamW's moments) + the step's live peak
+(of the job's largest arm) + 1 GiB of CUDA context. The rehearsal's CPU seconds
 do not enter (at its sizes they are mostly Python). Such a row is resolved when its host peak is.
 Other GPU stages (evaluation, no probe): FLOPs = the growing part of the CPU seconds (``a exp(beta)``, the
 fit's ``c`` is the host's fixed cost) times this machine's measured single-thread fp32 matmul rate (an upper
