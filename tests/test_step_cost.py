@@ -112,8 +112,8 @@ def test_a_step_that_reads_values_is_counted_on_the_cpu_with_the_same_flops():
 
 def test_a_step_is_counted_on_the_device_asked_for():
     """A job's arms are counted on the device their probe's step was: asked for the CPU, a step meta could count
-    is counted on the CPU at no more than CPU_BATCH samples, its peak scaled to the batch (erring high). Two blocks of width w:
-    per block 16 w^2 FLOPs forward (two matmuls of 4 w^2, 2 FLOPs each), as many for the weight gradients and
+    is counted on the CPU at no more than CPU_BATCH samples, its peak scaled to the batch (erring high). Two
+    blocks of width w: per block 16 w^2 FLOPs forward (two matmuls of 4 w^2, 2 FLOPs each), as many for the weight gradients and
     for the input gradients, less the first matmul's input gradient (8 w^2: the data needs none)."""
     build = deep(2, 32, recompute=False)
     meta, cpu = count_step(build, {}, 256), count_step(build, {}, 256, "cpu")

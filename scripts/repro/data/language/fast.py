@@ -108,8 +108,8 @@ class FastLlama:
 
     def with_dtype(self, dtype: torch.dtype) -> FastLlama:
         """The same model with its four projection matrices per layer in ``dtype`` (bfloat16 matmuls are
-        about 2.5x faster than float32 on CPUs with AVX512-BF16, 4-7x slower on AVX2-only ones); norms, attention, softmax, the residual
-        stream and the output embedding stay float32."""
+        about 2.5x faster than float32 on CPUs with AVX512-BF16, 4-7x slower on AVX2-only ones); norms,
+        attention, softmax, the residual stream and the output embedding stay float32."""
         big = ("qkv", "o", "gate_up", "down")
         layers = [{k: (v.to(dtype) if k in big else v) for k, v in w.items()} for w in self.layers]
         return FastLlama(self.shape, self.embed, self.norm, layers, self.tokenizer, self.sha256, dtype)

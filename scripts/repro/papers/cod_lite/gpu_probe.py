@@ -43,11 +43,12 @@ def _codec(section: dict, device):
     )
 
 
-def _frozen_codec(section: dict, device) -> Codec:
+def _code_condition(section: dict, device):
+    """``condition(x)``: the frozen codec's quantised code of a batch, as train_seed's target condition."""
     codec = Codec(section["model"]).to(device).eval()
     for p in codec.parameters():
         p.requires_grad_(False)
-    return codec
+    return lambda x: codec.vq.embed(codec.indices(x))
 
 
 def _teacher(section: dict, device, conditioned: bool = True):
@@ -55,21 +56,19 @@ def _teacher(section: dict, device, conditioned: bool = True):
     forward without gradients; the coarse code of the pre-training costs the same), or unconditional (the
     generation-oriented arm's pre-training)."""
     net, make_batch, _ = build(section, device)
-    codec = _frozen_codec(section, device)
-    condition = (lambda x: codec.vq.embed(codec.indices(x))) if conditioned else None
-    return net, make_batch, diffusion_loss(condition)
+    return net, make_batch, diffusion_loss(_code_condition(section, device) if conditioned else None)
 
 
 def _distill(section: dict, device):
     """The distillation step: student, fake score and discriminator trained together against the frozen
-    teacher (forward only), conditioned on the frozen codec's code."""
+    teacher (forward only), conditioned on the frozen codec's code. Not counted: the generation-oriented
+    teacher, which stays on the device without gradients or optimiser state (its weights, 0.3 GB at full
+    scale)."""
     cfg = section["model"]
     teacher = denoiser(cfg).to(device)
-    codec = _frozen_codec(section, device)
     net = Distiller(denoiser(cfg), denoiser(cfg), Discriminator(cfg["disc_width"], cfg["latent"])).to(device)
     _, make_batch, _ = build(section, device)
-    condition = lambda x: codec.vq.embed(codec.indices(x))  # noqa: E731
-    return net, make_batch, dmd_loss(teacher, condition, section["train"]["distill"])
+    return net, make_batch, dmd_loss(teacher, _code_condition(section, device), section["train"]["distill"])
 
 
 def arms(section: dict) -> dict[str, tuple]:

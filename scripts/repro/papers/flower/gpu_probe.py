@@ -10,8 +10,6 @@ import functools
 import math
 
 BATCH_SIZE = 16
-CHANNELS = 4
-GRID = (128, 256)
 STAGE = "train"  # one job (workflow/rules/flower.smk): every model on every task, seeds on the seeded tasks
 
 # The paper-scale files hold (no config key gives these; a user's downloads): per task, the trajectories one
@@ -51,6 +49,8 @@ PAPER_DATA = {
         "periodic": True,
     },
 }
+# the probe's step: Flower on shear flow
+GRID, CHANNELS = PAPER_DATA["advection"]["grid"], PAPER_DATA["advection"]["channels"][0]
 # the embedded sources' sizes off paper scale: neuraloperator 0.3.0's burgers_lowres.pt (docs/papers/flower.md)
 NEURALOPERATOR_BURGERS = {"trajectories": 1200, "frames": 17, "points": 16}
 

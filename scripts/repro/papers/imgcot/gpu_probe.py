@@ -21,31 +21,20 @@ from repro.papers.imgcot.sequences import Encoder
 
 BATCH_SIZE = 64
 STAGE = "train"  # the one train job: both tokenizers, then every method's LM (workflow/rules/imgcot.smk)
-PROBLEM_KEYS = (
-    "templates",
-    "min_steps",
-    "max_steps",
-    "data_seed",
-    "earlier_operand_share",
-    "heldout_share",
-    "n_train",
-    "n_test",
-    "n_heldout",
-    "modulus",
-)
 
 
 @functools.lru_cache(maxsize=8)
-def _lengths(problems_json: str, codebook: int, n_latent: int) -> tuple[int, int]:
-    enc = Encoder(vocabulary(codebook), problem_table(draw_problems(json.loads(problems_json))))
-    return enc.max_len({"imgcot": np.zeros((1, n_latent))}), int(enc.cot_tensors()[0].shape[1])
+def _lengths(section_json: str) -> tuple[int, int]:
+    section = json.loads(section_json)
+    lat = section["latent"]
+    enc = Encoder(vocabulary(lat["codebook"]), problem_table(draw_problems(section)))
+    return enc.max_len({"imgcot": np.zeros((1, lat["n_latent"]))}), int(enc.cot_tensors()[0].shape[1])
 
 
 def sequence_lengths(section: dict) -> tuple[int, int]:
     """(LM positions, text-autoencoder chain width) of the section's problems, as train.py sizes them (drawn once
-    per problem setting: 24,000 problems take seconds)."""
-    problems = json.dumps({k: section[k] for k in PROBLEM_KEYS}, sort_keys=True)
-    return _lengths(problems, section["latent"]["codebook"], section["latent"]["n_latent"])
+    per section: 24,000 problems take seconds, and a step is built several times per count)."""
+    return _lengths(json.dumps(section, sort_keys=True))
 
 
 def _lm(section: dict, device):
