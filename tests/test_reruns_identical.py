@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import identical_reruns  # noqa: E402
 
-PAPERS = ["poisson-eat", "special"]
+PAPERS = ["lwe", "special"]
 
 
 @pytest.mark.e2e
