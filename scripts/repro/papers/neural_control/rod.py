@@ -15,10 +15,10 @@ Newton iterations is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import get_lapack_funcs
 
 CLAMPED = 4  # two nodes per end
 
@@ -45,9 +45,12 @@ class Rod:
         """The free coordinates (nodes 2 .. N-3) in the flattened 2N vector."""
         return slice(4, 2 * self.nodes - 4)
 
-    @property
+    @cached_property
     def clamped(self) -> np.ndarray:
-        return np.r_[0:4, 2 * self.nodes - 4 : 2 * self.nodes]
+        """Indices of the clamped coordinates, built once per rod (every adjoint step indexes with it)."""
+        index = np.r_[0:4, 2 * self.nodes - 4 : 2 * self.nodes]
+        index.flags.writeable = False
+        return index
 
     # ---- clamps -------------------------------------------------------------------------------------
     def clamp_positions(self, z: np.ndarray) -> np.ndarray:
@@ -71,9 +74,14 @@ class Rod:
 
     def assemble(self, free: np.ndarray, z: np.ndarray) -> np.ndarray:
         """Full flattened coordinates (2N,) from the free ones and the control."""
+        return self._place(free, self.clamp_positions(z))
+
+    def _place(self, free: np.ndarray, clamps: np.ndarray) -> np.ndarray:
+        """Full coordinates from the free ones and the clamped ones (a solve computes these once per z)."""
         x = np.empty(2 * self.nodes)
+        x[:CLAMPED] = clamps[:CLAMPED]
         x[self.free] = free
-        x[self.clamped] = self.clamp_positions(z)
+        x[-CLAMPED:] = clamps[CLAMPED:]
         return x
 
     def straight(self, z: np.ndarray) -> np.ndarray:
@@ -84,13 +92,13 @@ class Rod:
 
     # ---- energy -------------------------------------------------------------------------------------
     def energy(self, x: np.ndarray) -> float:
-        return float(self._terms(x, order=0)[0])
+        return _Terms(self, x).energy
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
-        return self._terms(x, order=1)[1]
+        return _Terms(self, x).gradient()
 
     def hessian(self, x: np.ndarray) -> np.ndarray:
-        return self._terms(x, order=2)[2]
+        return _Terms(self, x).hessian()
 
     def curvature(self, x: np.ndarray) -> np.ndarray:
         """Discrete curvature 2 tan(phi/2) / l0 at the N-2 interior nodes (1/length)."""
@@ -113,47 +121,83 @@ class Rod:
                 jac[rows, 2 * (rows + k) + d] = dk * block[:, d]
         return jac
 
-    def _terms(self, x: np.ndarray, order: int) -> tuple[float, np.ndarray | None, np.ndarray | None]:
+
+class _Terms:
+    """Energy of one configuration x (2N,), with its gradient and Hessian computed on demand.
+
+    Newton needs the energy at every line-search trial but derivatives only at the accepted point, and
+    the Hessian only while it has not converged; keeping the shared quantities (edges, strains, turning
+    angles) here lets each be computed once. Every expression keeps the operands and the order of the
+    per-element formulas, the expansions from edges to nodes are exact (_pair_matrix) and the scatters
+    sum in the same order, so the results are the same floats as evaluating each term from scratch.
+    """
+
+    __slots__ = ("rod", "ex", "ey", "e", "sq", "s", "strain", "tan", "kappa", "energy", "_grad", "_parts")
+
+    def __init__(self, rod: Rod, x: np.ndarray) -> None:
+        self.rod = rod
+        l0 = rod.l0
         p = x.reshape(-1, 2)
-        n, l0 = self.nodes, self.l0
-        grad = np.zeros(2 * n) if order >= 1 else None
-        hess = np.zeros((2 * n, 2 * n)) if order >= 2 else None
         # stretching, per edge (i, i+1)
-        e = p[1:] - p[:-1]
-        s = np.linalg.norm(e, axis=1)
-        strain = s / l0 - 1.0
-        energy = 0.5 * self.ea * l0 * np.sum(strain**2)
-        if order >= 1:
-            t = e / s[:, None]
-            ge = (self.ea * strain)[:, None] * t
-            _scatter_vector(grad, np.concatenate([-ge, ge], axis=1), _dofs(n - 1, 2))
-        if order >= 2:
-            eye = np.eye(2)[None]
-            tt = t[:, :, None] * t[:, None, :]
-            he = (self.ea / l0) * tt + (self.ea * strain / s)[:, None, None] * (eye - tt)
-            _scatter_local(hess, _expand(he, _D_EDGE), _dofs(n - 1, 2))
+        self.e = e = p[1:] - p[:-1]
+        self.ex, self.ey = ex, ey = e[:, 0], e[:, 1]
+        self.sq = sq = ex * ex + ey * ey  # |e|^2 as np.linalg.norm sums it
+        self.s = s = np.sqrt(sq)
+        self.strain = strain = s / l0 - 1.0
+        energy = 0.5 * rod.ea * l0 * (strain**2).sum()  # ndarray.sum: np.sum's reduction, without its dispatch
         # bending, per interior node i with edges e1 = p_i - p_{i-1}, e2 = p_{i+1} - p_i
-        e1, e2 = e[:-1], e[1:]
-        phi = np.arctan2(_cross(e1, e2), np.sum(e1 * e2, axis=1))
-        tan = np.tan(phi / 2)
-        kappa = 2.0 * tan
-        energy += 0.5 * self.ei / l0 * np.sum(kappa**2)
-        if order >= 1:
-            dk = 1.0 + tan**2  # d kappa / d phi
-            fp = (self.ei / l0) * kappa * dk  # dE/dphi
-            n1, n2 = np.sum(e1 * e1, 1), np.sum(e2 * e2, 1)
-            g1, g2 = -_perp(e1) / n1[:, None], _perp(e2) / n2[:, None]  # dphi/de1, dphi/de2
-            node_g = [-g1, g1 - g2, g2]  # dphi / d p_{i-1}, p_i, p_{i+1}
-            _scatter_vector(grad, fp[:, None] * np.concatenate(node_g, axis=1), _dofs(n - 2, 3))
-        if order >= 2:
-            fpp = (self.ei / l0) * (dk**2 + kappa * dk * tan)  # d2E/dphi2 (kappa'' = dk * tan)
-            h1, h2 = -_angle_hessian(e1), _angle_hessian(e2)  # d2phi/de1^2, d2phi/de2^2
-            # d2phi / dp dp for nodes (a, b) in (i-1, i, i+1): through e1 = p_i - p_{i-1}, e2 = p_{i+1} - p_i
-            gn = np.stack(node_g, axis=1).reshape(-1, 6)
-            local = fpp[:, None, None] * gn[:, :, None] * gn[:, None, :]
-            local += fp[:, None, None] * (_expand(h1, _D1) + _expand(h2, _D2))
-            _scatter_local(hess, local, _dofs(n - 2, 3))
-        return energy, grad, hess
+        cross = ex[:-1] * ey[1:] - ey[:-1] * ex[1:]
+        phi = np.arctan2(cross, ex[:-1] * ex[1:] + ey[:-1] * ey[1:])
+        self.tan = tan = np.tan(phi / 2)
+        self.kappa = kappa = 2.0 * tan
+        energy += 0.5 * rod.ei / l0 * (kappa**2).sum()
+        self.energy = float(energy)
+        self._grad: np.ndarray | None = None
+        self._parts: tuple[np.ndarray, ...] = ()
+
+    def gradient(self) -> np.ndarray:
+        """dE/dx (2N,); keeps what the Hessian shares with it."""
+        if self._grad is not None:
+            return self._grad
+        rod, layout = self.rod, _layout(self.rod.nodes)
+        l0 = rod.l0
+        ea_strain = rod.ea * self.strain
+        t = self.e / self.s[:, None]
+        ge = ea_strain[:, None] * t
+        grad = np.bincount(layout.edge, (_EDGE_SIGNS * ge[:, None, :]).ravel(), minlength=2 * rod.nodes)
+        dk = 1.0 + self.tan**2  # d kappa / d phi
+        fp = (rod.ei / l0) * self.kappa * dk  # dE/dphi
+        # d phi / d p_{i-1}, p_i, p_{i+1}: perp(e1) / |e1|^2, -that - perp(e2) / |e2|^2, perp(e2) / |e2|^2
+        perp = np.empty_like(self.e)
+        np.negative(self.ey, out=perp[:, 0])
+        perp[:, 1] = self.ex
+        q = perp / self.sq[:, None]
+        gn = np.empty((rod.nodes - 2, 6))
+        gn[:, :2] = q[:-1]
+        np.subtract(-q[:-1], q[1:], out=gn[:, 2:4])
+        gn[:, 4:] = q[1:]
+        grad += np.bincount(layout.bend, (fp[:, None] * gn).ravel(), minlength=2 * rod.nodes)
+        self._grad, self._parts = grad, (ea_strain, t, dk, fp, gn)
+        return grad
+
+    def hessian(self) -> np.ndarray:
+        """d2E/dx2 (2N, 2N)."""
+        rod, layout = self.rod, _layout(self.rod.nodes)
+        l0, size = rod.l0, (2 * rod.nodes) ** 2
+        self.gradient()
+        ea_strain, t, dk, fp, gn = self._parts
+        tt = t[:, :, None] * t[:, None, :]
+        he = (rod.ea / l0) * tt + (ea_strain / self.s)[:, None, None] * (_EYE - tt)
+        hess = np.bincount(layout.edge_pairs, (he.reshape(-1, 4) @ _EDGE_PAIRS).ravel(), minlength=size)
+        fpp = (rod.ei / l0) * (dk**2 + self.kappa * dk * self.tan)  # d2E/dphi2 (kappa'' = dk * tan)
+        # per interior node the angle Hessians of e1 and e2 side by side, (N-2, 8); _BEND_PAIRS turns them
+        # into d2phi / dp dp for nodes (a, b) in (i-1, i, i+1), with d2phi/de1^2 = -(that of e1)
+        angle = _angle_hessian(self.ex, self.ey, self.sq).reshape(-1, 4)
+        both = np.concatenate((angle[:-1], angle[1:]), axis=1) @ _BEND_PAIRS
+        local = ((fpp[:, None] * gn)[:, :, None] * gn[:, None, :]).reshape(len(gn), -1)
+        local += fp[:, None] * both
+        hess += np.bincount(layout.bend_pairs, local.ravel(), minlength=size)
+        return hess.reshape(2 * rod.nodes, 2 * rod.nodes)
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -165,23 +209,42 @@ def _perp(a: np.ndarray) -> np.ndarray:
     return np.stack([-a[:, 1], a[:, 0]], axis=1)
 
 
-def _angle_hessian(e: np.ndarray) -> np.ndarray:
-    """d2 atan2(e_y, e_x) / de^2 per row of e, (m, 2, 2)."""
-    x, y = e[:, 0], e[:, 1]
-    r4 = (x * x + y * y) ** 2
-    hxx, hxy = 2 * x * y / r4, (y * y - x * x) / r4
-    return np.stack([np.stack([hxx, hxy], 1), np.stack([hxy, -hxx], 1)], 1)
+def _angle_hessian(x: np.ndarray, y: np.ndarray, r2: np.ndarray) -> np.ndarray:
+    """d2 atan2(e_y, e_x) / de^2 per edge e = (x, y) with r2 = x * x + y * y, (m, 2, 2)."""
+    r4 = r2**2
+    hxx = 2 * x * y / r4
+    out = np.empty((len(x), 2, 2))
+    out[:, 0, 0] = hxx
+    np.divide(y * y - x * x, r4, out=out[:, 0, 1])
+    out[:, 1, 0] = out[:, 0, 1]
+    np.negative(hxx, out=out[:, 1, 1])
+    return out
+
+
+def _pair_matrix(*patterns: np.ndarray) -> np.ndarray:
+    """(4k, (2w)^2): from k second derivatives in edge vectors, (2, 2) each, flattened side by side, to the
+    (w, 2, w, 2) second derivative in the w nodes they depend on, sum_k pattern_k[a, b] h_k[i, j] (flattened).
+
+    The patterns hold 1, -1 and 0, so every product is exact and each entry (one or two nonzero terms) is
+    rounded once, as the sum of the expanded blocks is.
+    """
+    w = len(patterns[0])
+    out = np.zeros((len(patterns), 2, 2, w, 2, w, 2))
+    for k, pattern in enumerate(patterns):
+        for i in range(2):
+            for j in range(2):
+                out[k, i, j, :, i, :, j] = pattern
+    return out.reshape(4 * len(patterns), 4 * w * w)
 
 
 # How edge vectors depend on node positions: e1 = p_i - p_{i-1}, e2 = p_{i+1} - p_i (bending triple) and
-# e = p_{i+1} - p_i (stretching pair).
+# e = p_{i+1} - p_i (stretching pair). _EDGE_SIGNS does for a first derivative (m, 2) of the stretching
+# pair what _EDGE_PAIRS does for its second derivative.
 _D1, _D2, _D_EDGE = np.array([-1.0, 1.0, 0.0]), np.array([0.0, -1.0, 1.0]), np.array([-1.0, 1.0])
-
-
-def _expand(block: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """(m, 2, 2) second derivative in one edge vector -> (m, 2w, 2w) in the w nodes it depends on."""
-    m, w = len(block), len(d)
-    return (np.multiply.outer(d, d)[None, :, None, :, None] * block[:, None, :, None, :]).reshape(m, 2 * w, 2 * w)
+_BEND_PAIRS = _pair_matrix(-np.multiply.outer(_D1, _D1), np.multiply.outer(_D2, _D2))
+_EDGE_PAIRS = _pair_matrix(np.multiply.outer(_D_EDGE, _D_EDGE))
+_EDGE_SIGNS = _D_EDGE[:, None]
+_EYE = np.eye(2)[None]
 
 
 @lru_cache(maxsize=64)
@@ -191,13 +254,39 @@ def _dofs(count: int, width: int) -> np.ndarray:
     return np.stack([2 * nodes, 2 * nodes + 1], axis=2).reshape(count, 2 * width)
 
 
-def _scatter_vector(grad: np.ndarray, local: np.ndarray, dofs: np.ndarray) -> None:
-    grad += np.bincount(dofs.ravel(), local.ravel(), minlength=grad.size)
+@dataclass(frozen=True)
+class _Layout:
+    """Where each local term lands: flat gradient indices of the stretching pairs and bending triples and
+    flat (row-major) Hessian indices of their coordinate pairs, in the order the local arrays ravel."""
+
+    edge: np.ndarray
+    bend: np.ndarray
+    edge_pairs: np.ndarray
+    bend_pairs: np.ndarray
 
 
-def _scatter_local(hess: np.ndarray, local: np.ndarray, dofs: np.ndarray) -> None:
-    flat = (dofs[:, :, None] * hess.shape[1] + dofs[:, None, :]).ravel()
-    hess += np.bincount(flat, local.ravel(), minlength=hess.size).reshape(hess.shape)
+@lru_cache(maxsize=64)
+def _layout(nodes: int) -> _Layout:
+    """The scatter indices of a rod of ``nodes`` nodes, built once instead of at every evaluation."""
+    edge, bend = _dofs(nodes - 1, 2), _dofs(nodes - 2, 3)
+
+    def pairs(dofs: np.ndarray) -> np.ndarray:
+        return (dofs[:, :, None] * (2 * nodes) + dofs[:, None, :]).ravel()
+
+    return _Layout(edge.ravel(), bend.ravel(), pairs(edge), pairs(bend))
+
+
+@lru_cache(maxsize=64)
+def _identity(size: int) -> np.ndarray:
+    """A read-only identity of ``size``, built once (every Newton step forms hf + shift * I)."""
+    eye = np.eye(size)
+    eye.flags.writeable = False
+    return eye
+
+
+# The LAPACK routines scipy's cho_factor / cho_solve call, taken once: their per-call checks and batching
+# wrapper cost more than the factorisation of a 34 x 34 Hessian.
+_POTRF, _POTRS = get_lapack_funcs(("potrf", "potrs"), (np.zeros((1, 1)),))
 
 
 @dataclass
@@ -218,49 +307,56 @@ def equilibrium(
     Near a bifurcation the free-free Hessian stops being positive definite; it is then shifted by a
     multiple of the identity until a Cholesky factorisation exists (a regularised Hessian, as in the
     paper's simulator). ``extra`` Newton steps after convergence push the residual to round-off (for
-    finite-difference checks).
+    finite-difference checks). The clamps are placed once per solve, the accepted line-search trial is
+    the next iterate (its energy is not recomputed) and the Hessian is built only when a step follows.
     """
     free = rod.free
+    clamps = rod.clamp_positions(z)
     xf = start.copy()
-    x = rod.assemble(xf, z)
-    energy = rod.energy(x)
+    terms = _Terms(rod, rod._place(xf, clamps))
     scale = rod.ea * rod.l0
     done_extra = 0
     for it in range(max_iter + 1):
-        _, g, h = rod._terms(x, order=2)
-        gf = g[free]
-        res = float(np.max(np.abs(gf))) / scale
+        gf = terms.gradient()[free]
+        res = float(np.abs(gf).max()) / scale
         if res <= tol:
             if done_extra >= extra:
                 return Solve(xf, it, True, res)
             done_extra += 1
         if it == max_iter:
             break
-        hf = h[free, free]
-        step = _newton_step(hf, gf)
+        step = _newton_step(terms.hessian()[free, free], gf)
+        energy = terms.energy
         t, slope = 1.0, float(gf @ step)
         while t > 1e-8:
-            trial = rod.assemble(xf + t * step, z)
-            e_trial = rod.energy(trial)
-            if e_trial <= energy + 1e-4 * t * slope + 1e-12 * abs(energy):
+            moved = xf + t * step
+            trial = _Terms(rod, rod._place(moved, clamps))
+            if trial.energy <= energy + 1e-4 * t * slope + 1e-12 * abs(energy):
+                xf, terms = moved, trial
                 break
             t *= 0.5
-        xf = xf + t * step
-        x = rod.assemble(xf, z)
-        energy = rod.energy(x)
+        else:
+            xf = xf + t * step
+            terms = _Terms(rod, rod._place(xf, clamps))
     return Solve(xf, max_iter, False, res)
 
 
 def _newton_step(hf: np.ndarray, gf: np.ndarray) -> np.ndarray:
-    shift = 0.0
-    scale = float(np.max(np.abs(np.diag(hf))))
+    """Cholesky solve of the (shifted) Hessian by LAPACK potrf/potrs, as scipy's cho_factor/cho_solve do."""
+    shift, scale = 0.0, None
     while True:
-        try:
-            factor = cho_factor(hf + shift * np.eye(len(hf)), check_finite=False)
+        factor, info = _POTRF(hf + shift * _identity(len(hf)), lower=False, overwrite_a=True, clean=False)
+        if info == 0:
             break
-        except np.linalg.LinAlgError:
-            shift = max(2 * shift, 1e-8 * scale)
-    return cho_solve(factor, -gf, check_finite=False)
+        if info < 0:
+            raise ValueError(f"illegal value in argument {-info} of LAPACK potrf")
+        if scale is None:
+            scale = float(np.max(np.abs(np.diag(hf))))
+        shift = max(2 * shift, 1e-8 * scale)
+    step, info = _POTRS(factor, -gf, lower=False)
+    if info != 0:
+        raise ValueError(f"illegal value in argument {-info} of LAPACK potrs")
+    return step
 
 
 def adjoint_vjp(rod: Rod, xf: np.ndarray, z: np.ndarray, v_free: np.ndarray, v_clamped: np.ndarray | None = None):
