@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-import xarray as xr
 
+from repro.papers.hysomi.observations import read_observations
 from repro.papers.hysomi.soil_model import PARAMS, STATES
 from repro.workflow.io import InputError
 
@@ -44,17 +44,17 @@ def load_level(traits_path: str | Path, observations_path: str | Path, level: st
     if table.empty:
         raise InputError(traits_path, f"no samples of complexity {level!r}")
     trait_names = [c for c in table.columns if c not in ("sample_id", "split", "complexity") and table[c].notna().all()]
-    obs = xr.open_zarr(observations_path).sel(sample=table["sample_id"].to_numpy())
-    if list(obs["state"].values) != list(STATES):
-        raise InputError(observations_path, f"states {list(obs['state'].values)} differ from {list(STATES)}")
+    obs = read_observations(observations_path, table["sample_id"].tolist())
+    if list(obs["state"]) != list(STATES):
+        raise InputError(observations_path, f"states {list(obs['state'])} differ from {list(STATES)}")
     train = table["split"] == "train"
     mean = table.loc[train, trait_names].mean()
     sd = table.loc[train, trait_names].std().replace(0.0, 1.0)
     z = ((table[trait_names] - mean) / sd).to_numpy()
-    value = obs["value"].values
-    observed = obs["observed"].values
-    truth = obs["truth"].values if "truth" in obs else None
-    x0 = obs["x0"].values
+    value = obs["value"]
+    observed = obs["observed"]
+    truth = obs.get("truth")
+    x0 = obs["x0"]
     scale = np.ones(len(STATES))
     train_idx = np.flatnonzero(train.to_numpy())
     for s in range(len(STATES)):
@@ -74,7 +74,7 @@ def load_level(traits_path: str | Path, observations_path: str | Path, level: st
         )
     observed_states = [s for i, s in enumerate(STATES) if observed[:, :, i].any()]
     return LevelData(
-        times=[float(t) for t in obs["time"].values],
+        times=[float(t) for t in obs["time"]],
         trait_names=trait_names,
         splits=splits,
         state_scale=torch.tensor(scale, dtype=torch.float64),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
+from repro.papers.hysomi.observations import read_observations
 from repro.papers.hysomi.runs import load_runs
 from repro.papers.hysomi.soil_model import PARAMS, STATES
 from repro.reporting import plotting
@@ -30,23 +30,21 @@ def trajectories(runs, level, main_n, observations, path) -> None:
     """F1: every pool of three test samples; noisy observations where a state is observed."""
     run = runs[(level, "constrained")]
     ids = [str(i) for i in run["test_ids"][:3]]
-    obs = xr.open_zarr(observations).sel(sample=ids)
+    obs = read_observations(observations, ids)
     times = run["times"]
     fig, axes = plotting.subplots(3, len(STATES), width=2.3, height=1.9, layout="constrained")
     for r, sample in enumerate(ids):
         for c, state in enumerate(STATES):
             ax = axes[r, c]
-            ax.plot(times, obs["truth"].sel(sample=sample, state=state), color=COLORS["truth"], label="truth")
+            ax.plot(times, obs["truth"][r, :, c], color=COLORS["truth"], label="truth")
             for method in ("constrained", "unconstrained", "global"):
                 m = runs[(level, method)]
                 members = np.flatnonzero(m["n_train"] == main_n)
                 ax.plot(times, m["traj"][members, r, :, c].mean(0), color=COLORS[method], label=method, lw=1.2)
-            if bool(obs["observed"].sel(sample=sample, state=state).any()):
-                ax.plot(
-                    times, obs["value"].sel(sample=sample, state=state), "o", ms=2.5, color="grey", label="observed"
-                )
+            if bool(obs["observed"][r, :, c].any()):
+                ax.plot(times, obs["value"][r, :, c], "o", ms=2.5, color="grey", label="observed")
             if r == 0:
-                ax.set_title(state + ("" if bool(obs["observed"].sel(state=state).any()) else " (not observed)"))
+                ax.set_title(state + ("" if bool(obs["observed"][..., c].any()) else " (not observed)"))
             if c == 0:
                 ax.set_ylabel(f"{sample}\nmg C / g soil")
             if r == 2:

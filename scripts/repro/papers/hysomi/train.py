@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from repro.learning.training import fingerprint_of, seed_everything, train
+from repro.papers.hysomi import adjoint
 from repro.papers.hysomi.constraints import load_ratios, total_penalty
 from repro.papers.hysomi.dataset import LevelData, Split, load_level, take
 from repro.papers.hysomi.models import (
@@ -28,7 +29,7 @@ from repro.papers.hysomi.models import (
     PerSampleParameters,
     transfer_parameters,
 )
-from repro.papers.hysomi.soil_model import STATES, Bounds, simulate
+from repro.papers.hysomi.soil_model import STATES, Bounds
 from repro.workflow.device import pick_device
 from repro.workflow.io import atomic_path
 
@@ -77,7 +78,7 @@ def predict(model, method: str, split: Split, data: LevelData, dt: float, bounds
         return theta, traj
     theta = model(split.traits) if theta is None else theta
     x0 = split.x0.unsqueeze(0).expand(theta.shape[0], -1, -1)
-    return theta, simulate(x0, theta, data.times, dt, bounds.f_s)
+    return theta, adjoint.simulate(x0, theta, data.times, dt, bounds.f_s)
 
 
 def data_loss(traj: torch.Tensor, split: Split, scale: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
