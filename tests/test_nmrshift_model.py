@@ -1,10 +1,13 @@
-"""The 3-D transformer sees only atom types and distances: invariant to rotations, translations, padding."""
+"""The 3-D transformer sees only atom types and distances: invariant to rotations, translations, padding; the
+environment MLP's precomputed features do not depend on padding either, to the bit."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
-from repro.papers.nmrshift.model import ShiftTransformer
+from repro.papers.nmrshift.model import EnvironmentMLP, ShiftTransformer, gaussian_environment
+from repro.papers.nmrshift.records import RecordSet
 
 
 def _inputs():
@@ -45,3 +48,27 @@ def test_solvent_mode_none_ignores_solvent_and_cls_uses_it():
     cls = ShiftTransformer(width=16, layers=1, heads=2, kernels=8, solvent="cls").eval()
     torch.nn.init.normal_(cls.solvent.weight)
     assert not torch.allclose(cls(atoms, coords, torch.tensor([1, 1])), cls(atoms, coords, torch.tensor([2, 3])))
+
+
+def test_precomputed_features_equal_those_of_the_fully_padded_records():
+    """attach_features trims each chunk to its longest molecule (here at most 12 atoms, and 40: either side of the 25 where
+    cdist's default would change method); the features equal those computed at the full padded width, bit for bit."""
+    rng = np.random.default_rng(0)
+    sizes = np.r_[rng.integers(5, 13, 64), rng.integers(5, 41, 9), 40]
+    atoms = np.zeros((len(sizes), 70), np.int64)
+    coords = np.zeros((len(sizes), 70, 3), np.float32)
+    for i, n in enumerate(sizes):
+        atoms[i, :n] = rng.choice([1, 6, 7, 8], n)
+        coords[i, :n] = rng.normal(scale=2.0, size=(n, 3))
+    empty = np.zeros(atoms.shape)
+    frame = pd.DataFrame(index=range(len(sizes)))
+    records = RecordSet(frame, atoms, coords, empty > 0, empty, empty, np.zeros(len(sizes)), np.zeros(len(sizes)))
+    model = EnvironmentMLP(kernels=8)
+    full = np.concatenate(
+        [
+            gaussian_environment(torch.as_tensor(atoms[i : i + 64]), torch.as_tensor(coords[i : i + 64]), 8)
+            for i in (0, 64)
+        ]
+    )
+    records.attach_features(model)
+    assert np.array_equal(records.features, full)

@@ -166,7 +166,9 @@ def gaussian_environment(
     """
     tokens = token_of(atomic_numbers) * (atomic_numbers > 0)
     onehot = torch.nn.functional.one_hot(tokens, N_TOKENS).float()[..., 2 : 2 + len(ELEMENTS)]
-    d = torch.cdist(coords, coords)
+    # Always by matrix product (cdist's default takes it only above 25 atoms, as for records padded to 70), so
+    # that the distances, and the features, do not depend on how far a batch is padded.
+    d = torch.cdist(coords, coords, compute_mode="use_mm_for_euclid_dist")
     real = (atomic_numbers > 0).float()
     pair = real[:, :, None] * real[:, None, :] * (1 - torch.eye(d.shape[1], device=d.device))[None]
     fc = 0.5 * (torch.cos(torch.pi * d.clamp(max=cutoff) / cutoff) + 1.0) * pair

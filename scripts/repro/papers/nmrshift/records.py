@@ -6,7 +6,7 @@ one dense block per set makes every batch a cheap index-and-trim; full-scale dat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -28,17 +28,22 @@ class RecordSet:
     n_observed: np.ndarray
     solvent: np.ndarray
     features: np.ndarray | None = None
+    standardised: dict[tuple[float, float], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
 
     def attach_features(self, model: torch.nn.Module) -> None:
-        """Precompute per-atom input features once when the backbone has fixed ones (coordinates never change)."""
+        """Precompute per-atom input features once when the backbone has fixed ones (coordinates never change).
+
+        Each chunk of 64 records is trimmed to its longest molecule: pair features cost the square of the width,
+        and the embedded molecules have about 20 atoms of the 70 padded. Padding atoms' features are zero either way.
+        """
         if self.features is None and hasattr(model, "features") and len(self):
+            chunks = []
             with torch.no_grad():
-                chunks = [
-                    model.features(
-                        torch.as_tensor(self.atoms[i : i + 64]), torch.as_tensor(self.coords[i : i + 64])
-                    ).numpy()
-                    for i in range(0, len(self), 64)
-                ]
+                for i in range(0, len(self), 64):
+                    atoms, coords = self.atoms[i : i + 64], self.coords[i : i + 64]
+                    width = max(1, int((atoms > 0).sum(1).max()))
+                    features = model.features(torch.as_tensor(atoms[:, :width]), torch.as_tensor(coords[:, :width]))
+                    chunks.append(np.pad(features.numpy(), ((0, 0), (0, atoms.shape[1] - width), (0, 0))))
             self.features = np.concatenate(chunks)
 
     def __len__(self) -> int:
@@ -58,18 +63,30 @@ class RecordSet:
             None if self.features is None else self.features[rows],
         )
 
+    def standardised_shifts(self, scale: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+        """Targets and observed shifts of every record in units of ``scale`` (mean, sd), NaN as 0.
+
+        Computed once per scale, since training draws thousands of batches from one set with one scale;
+        elementwise, so a batch's slice holds the same floats as standardising the batch itself.
+        """
+        if scale not in self.standardised:
+            mean, sd = scale
+            target, observed = ((np.nan_to_num(a) - mean) / sd for a in (self.target, self.observed))
+            self.standardised[scale] = target, observed
+        return self.standardised[scale]
+
     def batch(self, rows: np.ndarray, scale: tuple[float, float]) -> dict[str, torch.Tensor]:
         """Tensors of ``rows`` trimmed to their longest molecule; shifts standardised by ``scale`` (mean, sd)."""
         rows = np.asarray(rows, dtype=np.int64)
         width = int(max((self.atoms[rows] > 0).sum(1).max(), self.n_observed[rows].max()))
-        mean, sd = scale
+        target, observed = self.standardised_shifts(scale)
         extra = {} if self.features is None else {"features": torch.as_tensor(self.features[rows, :width])}
         return extra | {
             "atoms": torch.as_tensor(self.atoms[rows, :width], dtype=torch.long),
             "coords": torch.as_tensor(self.coords[rows, :width]),
             "mask": torch.as_tensor(self.mask[rows, :width]),
-            "target": torch.as_tensor((np.nan_to_num(self.target[rows, :width]) - mean) / sd, dtype=torch.float32),
-            "observed": torch.as_tensor((np.nan_to_num(self.observed[rows, :width]) - mean) / sd, dtype=torch.float32),
+            "target": torch.as_tensor(target[rows, :width], dtype=torch.float32),
+            "observed": torch.as_tensor(observed[rows, :width], dtype=torch.float32),
             "n_observed": torch.as_tensor(self.n_observed[rows]),
             "solvent": torch.as_tensor(self.solvent[rows], dtype=torch.long),
         }
