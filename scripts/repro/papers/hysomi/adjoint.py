@@ -10,7 +10,8 @@ not the continuous adjoint ODE, whose gradient would differ from the solve's by 
 
 Layouts: states are (5, B) and the rate vector (6, B), pool or process first, so that every pool and
 parameter is a contiguous row and the two Michaelis-Menten rates (depolymerisation, uptake) share their
-operations as one (2, B) block. The substeps follow the same rule as :func:`soil_model.simulate`.
+operations as one (2, B) block. The substeps follow :func:`soil_model.simulate`'s rule, computed by the
+same function (:func:`soil_model.fastest_rate`, on views of the arrays).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import math
 import numpy as np
 import torch
 
-from repro.papers.hysomi.soil_model import MAX_SUBSTEPS, observation_steps, stoichiometry
+from repro.papers.hysomi.soil_model import MAX_SUBSTEPS, fastest_rate, observation_steps, stoichiometry
 
 # theta's rows (PARAMS order: V_d, K_d, V_u, K_u, CUE, r_d, r_ep, r_el) reordered so that every block the
 # rates use is a slice: maximum rates (V_d, V_u), half-saturations (K_d, K_u), MBC turnover (r_d, r_ep), CUE, r_el.
@@ -35,6 +36,8 @@ class _Rates:
         self.vmax, self.half_sat, self.turnover, self.cue, self.enz_loss = p[0:2], p[2:4], p[4:6], p[6], p[7]
         self.matrix = stoichiometry(f_s).numpy()  # (6, 5): rates -> derivatives
         self.matrix_t = np.ascontiguousarray(self.matrix.T)
+        # (B, 8) view for soil_model.fastest_rate: one definition of the substep rule for both solvers
+        self.theta_by_sample = torch.from_numpy(theta).T
 
     def rates(self, y: np.ndarray) -> np.ndarray:
         """The six process rates (6, B) at states ``y`` (5, B), in :func:`soil_model.stoichiometry`'s order."""
@@ -102,17 +105,6 @@ class _Rates:
         return grad
 
 
-def _fastest_rate(x: np.ndarray, f: _Rates) -> float:
-    """:func:`soil_model.fastest_rate` in the (rows, B) layout (the same operations, so the same float)."""
-    soc, doc, mbc, enz = x[0], x[1], x[2], x[3]
-    v_d, v_u = f.vmax
-    k_d, k_u = f.half_sat
-    r_d, r_ep = f.turnover
-    rates = [v_d * enz / (k_d + np.maximum(soc, 0)), v_u * np.abs(mbc) / k_u]
-    rates += [r_d + r_ep + v_u * np.abs(doc) / (k_u + np.abs(doc)), f.enz_loss]
-    return float(np.max([r.max() for r in rates]))  # NaN propagates, as in torch's max
-
-
 Stages = list[list[tuple[float, list[np.ndarray]]]]
 
 
@@ -128,7 +120,7 @@ def _solve(x0: np.ndarray, f: _Rates, steps: list[int], dt: float, keep_stages: 
             out[k] = x
         if k == last:
             break
-        n_sub = max(1, math.ceil(dt * _fastest_rate(x, f)))
+        n_sub = max(1, math.ceil(dt * fastest_rate(torch.from_numpy(x).T, f.theta_by_sample)))
         if n_sub > MAX_SUBSTEPS:
             raise FloatingPointError(f"soil model too stiff at t = {k * dt} d ({n_sub} substeps needed)")
         h = dt / n_sub
