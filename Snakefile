@@ -7,7 +7,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
-from repro.workflow.config import check_config_files, validate_config, enabled_papers
+from repro.workflow.config import (
+    check_config_files,
+    enabled_papers,
+    papers_of_cluster_job,
+    validate_config,
+)
 from repro.workflow.errors import run_error_summary
 from repro.workflow.scheduler_exit import cancel_scheduler_timers
 
@@ -26,6 +31,10 @@ if not workflow.remote_exec:
     )
 
 PAPERS = enabled_papers(config)
+# A cluster job's Snakemake parses only the rule files of the papers whose rules it runs.
+PARSED_PAPERS = (
+    papers_of_cluster_job(PAPERS, sys.argv) if workflow.remote_exec else PAPERS
+)
 
 # Every job's interpreter hashes strings with the same seed, so iterating a set of names follows one
 # order in every run (jobs inherit the environment; a cluster job re-reads this file).
@@ -51,7 +60,7 @@ for source in config["data"]:
     include: f"workflow/rules/{source}.smk"
 
 
-for _paper in PAPERS:
+for _paper in PARSED_PAPERS:
 
     include: f"workflow/rules/{_paper}.smk"
 
@@ -64,7 +73,7 @@ rule all:
     input:
         "results/scoreboard.csv",
         "results/index.html",
-        [getattr(rules, rule_name(p)).input for p in PAPERS],
+        [getattr(rules, rule_name(p)).input for p in PARSED_PAPERS],
 
 
 # The scheduler has returned when these run: its pending rate-limit timers would only hold the exit for up to

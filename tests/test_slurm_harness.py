@@ -152,7 +152,7 @@ def loaded_workflow(root: Path, cli_args: list[str]) -> Iterator[tuple[Any, argp
     """
     from snakemake.api import SnakemakeApi
     from snakemake.cli import parse_args
-    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings, WorkflowSettings
 
     with in_dir(root):
         _, args = parse_args(cli_args)
@@ -167,7 +167,11 @@ def loaded_workflow(root: Path, cli_args: list[str]) -> Iterator[tuple[Any, argp
         configs = ConfigSettings(configfiles=[Path(f).resolve() for f in args.configfile or []])
         with SnakemakeApi(OutputSettings()) as api:
             workflow = api.workflow(
-                resource_settings=settings, config_settings=configs, snakefile=root / "Snakefile", workdir=root
+                resource_settings=settings,
+                config_settings=configs,
+                workflow_settings=WorkflowSettings(cache=args.cache),
+                snakefile=root / "Snakefile",
+                workdir=root,
             )
             yield workflow._workflow, args
 

@@ -22,6 +22,7 @@ from test_slurm_harness import (
     module_imports,
     planned_jobs,
     repro_module_file,
+    snakemake,
     third_party_imports,
     write_gpu_overlay,
 )
@@ -194,6 +195,35 @@ def test_a_group_job_never_asks_more_cpus_than_the_profile_allows(tree, submitte
     assert request["_cores"] == cap and request["runtime"] == 30 * -(-5 // cap)
     with loaded_workflow(tree, ["--profile", "slurm", "--resources", "group_threads=99"]) as (workflow, _):
         assert _group_request(workflow, 5)["_cores"] == 5  # without a binding cap: the whole layer at once
+
+
+def test_a_cluster_jobs_snakemake_parses_only_the_papers_its_rules_belong_to(tree):
+    """Each cluster job's Snakemake (--mode remote) includes the rule files of the papers named by its
+    --allowed-rules only. For every job the profile would submit (each group, each ungrouped stage and data
+    rule), the papers chosen from its rule names are exactly the papers that declared those stages."""
+    from repro.workflow.config import papers_of_cluster_job
+
+    with loaded_workflow(tree, ["--profile", "slurm"]) as (workflow, _):
+        papers = workflow.globals["PAPERS"]
+        owner = {
+            f"{slug.replace('-', '_')}_{st.name}": slug
+            for slug, stages in workflow.globals["PAPER_STAGES"].items()
+            for st in stages
+        }
+        local = {r.name for r in workflow.rules if r.norun or r.name in workflow._localrules}
+        jobs: dict[str, list[str]] = {}
+        for rule in workflow.rules:
+            if rule.name not in local:
+                jobs.setdefault(rule._group or rule.name, []).append(rule.name)
+    assert len(jobs) > len(papers), "the embedded default submits fewer jobs than it has papers"
+    for rules in jobs.values():
+        argv = ["--target-jobs", f"{rules[0]}:", "--allowed-rules", *rules, "--local-groupid", "7", "--cores", "1"]
+        assert papers_of_cluster_job(papers, argv) == sorted({owner[r] for r in rules if r in owner}, key=papers.index)
+    assert papers_of_cluster_job(papers, ["--cores", "1"]) == papers, "without --allowed-rules: every paper"
+    assert papers_of_cluster_job(["a", "a-b"], ["--allowed-rules", "a_b_train"]) == ["a", "a-b"], "ambiguous: both"
+    listed = snakemake(tree, "--mode", "remote", "--allowed-rules", "talda_data", "talda_evaluate", "--list-rules")
+    names = set(listed.stdout.split())
+    assert {"talda", "talda_data", "talda_figures"} <= names and not any(r.startswith("lwe") for r in names)
 
 
 def test_workflow_profile_is_loaded_and_keeps_the_engine_off_a_one_second_loop(tree):

@@ -303,9 +303,24 @@ def test_small_stages_share_their_papers_cluster_jobs_and_heavy_ones_do_not(scal
     files = [a for a in SCALES[name] if a != "--configfile"]
     limits = SMALL_STAGE | load_config(*files).get("cluster", {}).get("small_stage", {})
     for rule, (slug, st) in stages.items():
-        small = is_small(_expected(slug, st.resources or st.name, files), limits) and not st.cache
+        # without --cache a stage eligible for the cache is an ordinary stage: small ones join the group
+        small = is_small(_expected(slug, st.resources or st.name, files), limits)
         group = rules[rule]._group  # as declared (Rule.group is None outside cluster runs and dry-runs)
         if small and not st.localrule:
             assert group and group.startswith(f"{slug.replace('-', '_')}_small"), f"{name}: {rule} has group {group}"
         else:
-            assert group is None, f"{name}: {rule} is heavy, cached or local but in group {group}"
+            assert group is None, f"{name}: {rule} is heavy or local but in group {group}"
+
+
+def test_under_the_between_workflow_cache_a_cached_stage_is_a_cluster_job_of_its_own(tree):
+    """With --cache a cached stage's outputs may come from the shared cache instead of a run, so it is
+    never part of a group job: its paper's other stages are grouped around it by phase."""
+    with loaded_workflow(tree, ["--profile", "slurm", "--cache"]) as (workflow, _):
+        declared = workflow.globals["PAPER_STAGES"]
+        rules = {r.name: r for r in workflow.rules}
+        cached = [f"{slug.replace('-', '_')}_{st.name}" for slug, sts in declared.items() for st in sts if st.cache]
+        assert cached, "no stage declares the between-workflow cache"
+        assert all(rules[r].cache and rules[r]._group is None for r in cached), [
+            r for r in cached if rules[r]._group is not None
+        ]
+        assert rules["lwe_evaluate"]._group == "lwe_small2", "evaluate follows two cached stages: the third phase"

@@ -233,7 +233,7 @@ def stage_group(slug, st):
                     section.get("resources", {}).get(s.resources or s.name, {}),
                     limits,
                 )
-                and not s.cache
+                and not (s.cache and workflow.workflow_settings.cache is not None)
                 for s in stages
             },
         )

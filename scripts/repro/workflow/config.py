@@ -134,3 +134,24 @@ def validate_config(config: dict[str, Any], schema_file: str | os.PathLike) -> N
 def enabled_papers(config: dict[str, Any]) -> list[str]:
     """Slugs of the papers whose section says ``enabled: true``, in config order."""
     return [slug for slug, section in config.get("papers", {}).items() if section.get("enabled", True)]
+
+
+def papers_of_cluster_job(papers: list[str], argv: list[str]) -> list[str]:
+    """The papers whose rules a cluster job's Snakemake (``--mode remote``) may run, from its command line.
+
+    Every cluster job starts Snakemake twice (the batch step and its ``srun`` step), and each start parses
+    the workflow; a job runs one paper's stages (or one data source's rule), which Snakemake names in
+    ``--allowed-rules``, and only those rules are considered for its DAG. Parsing only the rule files of the
+    papers those names belong to (stage rules are ``<slug>_<stage>``, slug dashes as underscores; the paper's
+    target rule is ``<slug>``) keeps the parse from growing with the number of papers. Without
+    ``--allowed-rules`` every paper is parsed; a rule name that two slugs could own keeps both.
+    """
+    if "--allowed-rules" not in argv:
+        return papers
+    rules = []
+    for arg in argv[argv.index("--allowed-rules") + 1 :]:
+        if arg.startswith("-"):
+            break
+        rules.append(arg)
+    tags = {slug: slug.replace("-", "_") for slug in papers}
+    return [slug for slug, tag in tags.items() if any(r == tag or r.startswith(f"{tag}_") for r in rules)]

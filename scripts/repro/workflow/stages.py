@@ -131,7 +131,7 @@ def cluster_groups(
 ) -> dict[str, str | None]:
     """The Snakemake ``group`` of each stage of one paper (None: the stage is its own cluster job).
 
-    Every cluster job starts a Snakemake that parses the whole workflow before its few seconds of work, so
+    Every cluster job starts Snakemake twice, each start parsing the workflow before its few seconds of work, so
     a paper's small stages share one job. A group must never be left and entered again (Snakemake refuses
     a group that depends on itself: prepare -> train -> evaluate, evaluate also reading prepare), so a small
     stage goes to the group of its *phase*: the most heavy stages on any path of the paper's stages leading
