@@ -216,6 +216,8 @@ def test_a_cluster_jobs_snakemake_parses_only_the_papers_its_rules_belong_to(tre
             if rule.name not in local:
                 jobs.setdefault(rule._group or rule.name, []).append(rule.name)
     assert len(jobs) > len(papers), "the embedded default submits fewer jobs than it has papers"
+    # the embedded ATLAS source's two steps start biodynaspec's chain: one job, one wait in the queue
+    assert sorted(jobs["atlas_embedded"]) == ["atlas_data", "atlas_embedded"]
     for rules in jobs.values():
         argv = ["--target-jobs", f"{rules[0]}:", "--allowed-rules", *rules, "--local-groupid", "7", "--cores", "1"]
         assert papers_of_cluster_job(papers, argv) == sorted({owner[r] for r in rules if r in owner}, key=papers.index)

@@ -19,6 +19,14 @@ ATLAS_THREADS, ATLAS_RESOURCES = stage_resources(
     | ATLAS,
     "data",
 )
+# The embedded source (two bundled proteins, seconds of work) runs its two steps as one cluster job: a chain
+# of cluster jobs waits in the queue once per link, and biodynaspec's chain starts with these two.
+ATLAS_GROUP = (
+    "atlas_embedded"
+    if ATLAS["source"] == "embedded"
+    and config.get("cluster", {}).get("group_small_stages", True)
+    else None
+)
 ATLAS_SPLIT_LISTS = [
     repo_file("resources/atlas/atlas_val.csv"),
     repo_file("resources/atlas/atlas_test.csv"),
@@ -40,6 +48,8 @@ if ATLAS["source"] == "embedded":
         # first among ready jobs: biodynaspec's chain (about 45 s of training and evaluation, one after the
         # other) waits on it, and by Snakemake's default order (larger inputs first) it started last
         priority: 1
+        group:
+            ATLAS_GROUP
         conda:
             "../../envs/md.yaml"
         resources:
@@ -123,6 +133,8 @@ rule atlas_data:
     benchmark:
         f"{BENCHMARKS}/data/atlas_data.tsv"
     priority: 1
+    group:
+        ATLAS_GROUP
     conda:
         "../../envs/md.yaml"
     threads: ATLAS_THREADS
