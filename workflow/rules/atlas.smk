@@ -22,10 +22,7 @@ ATLAS_THREADS, ATLAS_RESOURCES = stage_resources(
 # The embedded source (two bundled proteins, seconds of work) runs its two steps as one cluster job: a chain
 # of cluster jobs waits in the queue once per link, and biodynaspec's chain starts with these two.
 ATLAS_GROUP = (
-    "atlas_embedded"
-    if ATLAS["source"] == "embedded"
-    and config.get("cluster", {}).get("group_small_stages", True)
-    else None
+    "atlas_embedded" if ATLAS["source"] == "embedded" and GROUP_SMALL_STAGES else None
 )
 ATLAS_SPLIT_LISTS = [
     repo_file("resources/atlas/atlas_val.csv"),

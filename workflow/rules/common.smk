@@ -105,6 +105,12 @@ def user_inputs(section, prefix, docs):
     return _user_inputs(section, prefix, docs, FIXTURE_DIRS)
 
 
+# The run uses the between-workflow cache (--cache): stages eligible for it declare it, and each stays a
+# cluster job of its own (its outputs may come from the cache instead of a run).
+OUTPUT_CACHE = workflow.workflow_settings.cache is not None
+# Cluster runs put small stages into shared jobs (config cluster.group_small_stages; local runs ignore groups).
+GROUP_SMALL_STAGES = config.get("cluster", {}).get("group_small_stages", True)
+
 # slug -> list of Stage, filled by each paper's rule file and turned into rules by stages.smk.
 PAPER_STAGES = {}
 # Manifests of data a paper generates itself (simulations), for its provenance.
@@ -155,7 +161,7 @@ def stage_rule(slug, st):
     check_gpu_env(f"{rule_name(slug)}_{st.name}", st.env, resources)
     # Declared cache only when the run uses the between-workflow cache (--cache): otherwise Snakemake warns
     # at every run for every eligible stage, and the stage keeps its benchmark file.
-    cache = st.cache if workflow.workflow_settings.cache is not None else False
+    cache = st.cache if OUTPUT_CACHE else False
     params = {
         "entry": entry,
         "settings": _select(section, st.settings),
@@ -217,12 +223,11 @@ def stage_group(slug, st):
     layer, so a group could ask more CPUs than a node has and pend for ever; each grouped stage therefore
     also counts its threads as ``group_threads``, which slurm/config.yaml caps per group job (a local-scoped
     resource: layers wider than the cap run in series, their runtimes added)."""
-    cluster = config.get("cluster", {})
-    if not cluster.get("group_small_stages", True) or st.localrule:
+    if not GROUP_SMALL_STAGES or st.localrule:
         return None
     if slug not in _PAPER_GROUPS:
         section = paper_config(slug)
-        limits = SMALL_STAGE | cluster.get("small_stage", {})
+        limits = SMALL_STAGE | config.get("cluster", {}).get("small_stage", {})
         stages = [s for s in PAPER_STAGES[slug] if not s.localrule]
         _PAPER_GROUPS[slug] = cluster_groups(
             slug,
@@ -233,7 +238,7 @@ def stage_group(slug, st):
                     section.get("resources", {}).get(s.resources or s.name, {}),
                     limits,
                 )
-                and not (s.cache and workflow.workflow_settings.cache is not None)
+                and not (s.cache and OUTPUT_CACHE)
                 for s in stages
             },
         )
