@@ -3,8 +3,11 @@
 Each writer module ``repro.fixtures.<name>`` gets a rule ``fixture_<name>`` that fills
 ``data/fixtures/<name>/`` (core env: numpy, h5py, zarr, scipy and pandas; a writer that needs more names its env in a line ``ENV = "<env>"``). ``config/rehearsal.yaml`` points the readers' user-path keys into these
 folders; a user path inside one is an input satisfied by the folder (``user_input`` in common.smk), so
-the rehearsal needs no step beyond the one ``snakemake`` command.
+the rehearsal needs no step beyond the one ``snakemake`` command. A writer whose files a paper reads up to
+a count of its config gets that count (``sizes``), so the files always hold what the run reads.
 """
+
+from repro.fixtures import sizes_for
 
 FIXTURES = sorted(
     p.stem
@@ -43,5 +46,8 @@ for _name in FIXTURES:
         params:
             entry="repro.fixtures.stage",
             fixture=_name,
+            # the writer's sizes for this run's config (repro.fixtures.sizes_for), read only where the
+            # fixture is needed; the fixture holds what the config reads, and grows with it
+            sizes=lambda wildcards, name=_name: sizes_for(name, config),
         script:
             ENTRY
