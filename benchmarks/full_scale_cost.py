@@ -1,6 +1,7 @@
 """Each stage's cost at paper scale, extrapolated from rehearsal runs at several sizes, against its request.
 
     python benchmarks/full_scale_cost.py ccdb loda        # measure these papers (one at a time), then predict
+    python benchmarks/full_scale_cost.py --extend 240 ccdb  # and add larger points while a stage is undetermined
     python benchmarks/full_scale_cost.py --refit          # predict again from the recorded measurements
     python benchmarks/full_scale_cost.py --table          # print the recorded table
     python benchmarks/full_scale_cost.py --count-steps    # recount the probes' steps (work model), then refit
@@ -37,9 +38,13 @@ device's planned rate plus the host's fixed cost; device memory = the growing pa
 a CPU run holds in its resident set) plus 1 GiB of CUDA context.
 
 Each row also gives the range of predictions when every measured point moves by 5 % + 0.5 s (CPU-s) or 5 % + 30 MB
-(peak MB) either way; a row whose range spans more than ``RESOLVED_SPAN`` is ``unresolved`` (its ``within`` and
-``note`` say so, and tests/test_full_scale_cost.py does not hold it to its request): three points at sizes
-this small do not determine how it grows, and it needs points at larger sizes. A series that grows less
+(peak MB) either way; a row whose range spans more than ``RESOLVED_SPAN`` is ``unresolved``: the points do not
+determine how it grows. Such a row is still settled when the top of its range fits its request (``bound``: "top
+of range", ``within`` "yes, at the top of its noise range": the row shows that top, and
+tests/test_full_scale_cost.py holds it to the request); otherwise it shows the low end ("low end of range",
+``within`` "unresolved, at least: ..."), a need the stage has at least, which alone the test can hold. ``--extend
+SECONDS`` adds points at larger sizes (the fastest key grown 8x, 16x, ...) while such a stage remains and the next
+run is expected within SECONDS (``measure``). A series that grows less
 than ``NOISE`` over the points is predicted at its largest point (a cost hidden under the rehearsal's noise
 is not seen).
 
@@ -54,6 +59,7 @@ recorded with each run); the fit's constant takes most of that, the growth is in
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -88,7 +94,26 @@ CUDA_CONTEXT_MB = 1024
 CPU_NOISE, CPU_NOISE_S = 0.05, 0.5
 PEAK_NOISE, PEAK_NOISE_MB = 0.05, 30.0
 RESOLVED_SPAN = 4.0  # a prediction whose noise range spans more than this factor is not determined
+EXTEND_MAX_T = 0.95  # an extension point stays short of full scale
+EXTEND_MAX_PEAK_MB = 12_000  # and its largest job within half of this 24 GB machine
 NOISE = 0.15  # growth over the measured points below this share of the first point: within noise
+
+
+@functools.cache
+def full_config() -> dict:
+    """config/full.yaml over the default, read once per process (a refit reads it for every stage); callers
+    only read it."""
+    return load_config("config/full.yaml")
+
+
+@functools.cache
+def rehearsal_overlay() -> dict:
+    return yaml.safe_load((REPO / "config/rehearsal.yaml").read_text())
+
+
+@functools.cache
+def partitions_and_devices() -> tuple[dict, dict]:
+    return C.read_partitions(PARTITIONS)
 
 
 def package(slug: str) -> str:
@@ -105,10 +130,10 @@ def paper_stages(slug: str) -> list[str]:
 def keys_of(slug: str) -> list[C.SizeKey]:
     """The paper's size keys: its rehearsal block's and those of the shared sources its rule file reads
     (``data/<source>/`` in its inputs)."""
-    rehearsal = yaml.safe_load((REPO / "config/rehearsal.yaml").read_text())
+    rehearsal = rehearsal_overlay()
     rules = (REPO / "workflow/rules" / f"{slug}.smk").read_text()
     sources = [s for s in (rehearsal.get("data") or {}) if f"data/{s}/" in rules]
-    return C.size_keys(rehearsal, load_config("config/full.yaml"), slug, sources)
+    return C.size_keys(rehearsal, full_config(), slug, sources)
 
 
 def stage_jobs(logs: Path, stage: str, stages: list[str]) -> dict[str, list[float]]:
@@ -194,7 +219,7 @@ def count_steps(slug: str) -> dict | None:
     probe = probe_of(slug)
     if probe is None:
         return None
-    section = load_config("config/full.yaml")["papers"][slug]
+    section = full_config()["papers"][slug]
     arms = hasattr(probe, "arms")
     # the batch a job trains at does not depend on the arms' shares
     unit = {"arms": {name: {"share": 1.0} for name in probe.arms(section)}} if arms else {}
@@ -205,38 +230,96 @@ def count_steps(slug: str) -> dict | None:
     return counted
 
 
-def measure(slug: str, work: Path, cores: int, timeout: int = 900) -> dict:
-    """Run the paper at each point of its path in ``work`` (a fresh copy), one after the other."""
-    from workflow_tools import commit_copy, copy_workflow, snakemake
+def next_point_estimate(runs: list[dict], t_next: float) -> tuple[float, float]:
+    """(wall s, largest job's peak MB) expected at ``t_next``: the first run's (start-up, imports, a base the
+    sizes do not move) plus the part above it, grown per unit of t as it grew between the last two runs (never
+    shrinking). Growing the whole wall instead underestimates: at small sizes the base hides the growth (one
+    paper's 20 -> 38 s said 65 s next; its next point ran over 900 s)."""
+
+    def peak(run: dict) -> float:
+        return max((j[1] for jobs in run["jobs"].values() for j in jobs.values()), default=0.0)
+
+    base_wall, base_peak = runs[0]["wall_s"], peak(runs[0])
+    (t0, w0, p0), (t1, w1, p1) = ((r["t"], r["wall_s"], peak(r)) for r in runs[-2:])
+    exponent = (t_next - t1) / max(t1 - t0, 1e-6)
+
+    def grown(base: float, before: float, last: float, floor: float) -> float:
+        above_before, above_last = max(before - base, floor), max(last - base, floor)
+        return base + above_last * max(above_last / above_before, 1.0) ** exponent
+
+    return grown(base_wall, w0, w1, 1.0), grown(base_peak, p0, p1, 10.0)
+
+
+def run_group(cmd: list[str], cwd: Path, timeout: float) -> str:
+    """Run ``cmd`` in ``cwd``; "" when it succeeded, else why not (its stderr's end). A run over ``timeout`` is
+    stopped with every process it started (its process group): a Snakemake job left running would load the
+    next measurements."""
+    import signal
+
+    proc = subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+                proc.communicate(timeout=30)
+                break
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                continue
+        return f"over {timeout:.0f} s"
+    return (stderr[-2000:] or f"exit status {proc.returncode}") if proc.returncode else ""
+
+
+def undetermined_stages(slug: str, measured: dict, host_rate: float) -> list[str]:
+    """Stages whose prediction from ``measured`` so far is unresolved and not bounded by its request (the row
+    gives the low end of its noise range): the stages a point at larger sizes would settle."""
+    return [r["stage"] for r in predict_paper(slug, measured, host_rate) if r["bound"] == "low end of range"]
+
+
+def measure(
+    slug: str, work: Path, cores: int, timeout: int = 900, extend_s: float = 0.0, host_rate: float = 0.0
+) -> dict:
+    """Run the paper at each point of its path in ``work`` (a fresh copy), one after the other: the rehearsal
+    and the fastest key grown 2x and 4x (``GROWTHS``). With ``extend_s``, points follow at twice the last
+    growth while a stage is still undetermined (``undetermined_stages``), the next run is expected to take at
+    most ``extend_s`` seconds and its largest job ``EXTEND_MAX_PEAK_MB`` (``next_point_estimate``), and t stays
+    at most ``EXTEND_MAX_T``: larger sizes settle a growth that the noise hides at rehearsal sizes."""
+    from workflow_tools import commit_copy, copy_workflow
 
     if work.exists():
         shutil.rmtree(work)
     copy_workflow(work)
     commit_copy(work)
     keys, stages = keys_of(slug), paper_stages(slug)
-    step = C.step_for(keys, GROWTHS[1])
-    runs = []
-    for growth in GROWTHS:
-        t = C.step_for(keys, growth) if growth > 1 else 0.0
+    measured = {"cores": cores, "step": C.step_for(keys, GROWTHS[1]), "runs": [], "train_step": count_steps(slug)}
+    runs = measured["runs"]
+    targets = [C.step_for(keys, g) if g > 1 else 0.0 for g in GROWTHS]
+    while len(runs) < len(targets):
+        t = targets[len(runs)]
         overlay = C.overlay_at(keys, t)
         (work / "config/cost-path.yaml").write_text(yaml.safe_dump(overlay, sort_keys=False))
         for folder in ("logs", "results"):
             shutil.rmtree(work / folder / slug, ignore_errors=True)
         load = os.getloadavg()[0]
         start = time.perf_counter()
-        try:
-            proc = snakemake(
-                work, "--cores", str(cores), "--configfile", *OVERLAYS, "config/cost-path.yaml", "--",
-                package(slug), timeout=timeout, check=False,
-            )  # fmt: skip
-            failure = proc.stderr[-2000:] if proc.returncode else ""
-        except subprocess.TimeoutExpired:
-            failure = f"over {timeout} s"
+        # an extension point gets twice the budget it was expected within, the three first the default
+        limit = 2 * extend_s if len(runs) >= len(GROWTHS) else timeout
+        args = ["--cores", str(cores), "--configfile", *OVERLAYS, "config/cost-path.yaml", "--", package(slug)]
+        failure = run_group([sys.executable, "-m", "snakemake", *args], work, limit)
         wall = time.perf_counter() - start
         if failure:
             # the points measured so far stay; the stage rows say how many there are
             print(f"{slug} at t={t:.3f} failed ({wall:.0f} s): {failure}", flush=True)
-            return {"cores": cores, "step": step, "runs": runs, "stopped": f"t={t:.4f}: {failure[-300:]}"}
+            measured["stopped"] = f"t={t:.4f}: {failure[-300:]}"
+            break
         values = {k.dotted: C.value_at(k, t) for k in keys if k.walks}
         jobs = {st: stage_jobs(work / "logs" / slug, st, stages) for st in stages}
         runs.append(
@@ -250,16 +333,30 @@ def measure(slug: str, work: Path, cores: int, timeout: int = 900) -> dict:
             }
         )
         print(f"{slug} t={t:.3f}: {wall:.0f} s wall, load {load:.1f}", flush=True)
-    return {"cores": cores, "step": step, "runs": runs, "train_step": count_steps(slug)}
+        if extend_s and len(runs) == len(targets) >= len(GROWTHS):
+            # the fastest key doubled again (t moves by the path's step for a doubling), short of full scale
+            t_next = min(t + C.step_for(keys, 2.0), EXTEND_MAX_T)
+            left = undetermined_stages(slug, measured, host_rate)
+            wall_next, peak_next = next_point_estimate(runs, t_next)
+            if left and t_next > t and wall_next <= extend_s and peak_next <= EXTEND_MAX_PEAK_MB:
+                targets.append(t_next)
+                print(f"{slug}: {', '.join(left)} undetermined, next t={t_next:.3f} (~{wall_next:.0f} s)", flush=True)
+            elif left:
+                measured["extension_stopped"] = (
+                    f"{', '.join(left)} undetermined at t={runs[-1]['t']:.4f}; the next point (t={t_next:.4f}) "
+                    f"would take ~{wall_next:.0f} s and ~{peak_next:.0f} MB (limits {extend_s:.0f} s, "
+                    f"{EXTEND_MAX_PEAK_MB} MB, t <= {EXTEND_MAX_T})"
+                )
+    return measured
 
 
 def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], host_rate: float) -> dict | None:
     """The stage's row at full scale from its measured points (None when it was not measured). A resolved
     row gives the fit's prediction; an unresolved one the low end of its noise range (what the points
     establish at least), with the central fit under ``central``."""
-    full = load_config("config/full.yaml")
+    full = full_config()
     request = C.stage_request(full["papers"][slug], stage)
-    partitions, devices = C.read_partitions(PARTITIONS)
+    partitions, devices = partitions_and_devices()
     points = []
     for run in measured["runs"]:
         if run["jobs"].get(stage):
@@ -332,12 +429,27 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
         }
 
     central = need(time_fit.predict(1.0), memory_fit.predict(1.0))
-    shown = central
+    request_row = {
+        "threads": threads,
+        "mem_mb": int(request["mem_mb"]),
+        "runtime_min": int(request["runtime"]),
+        "gpu": gpu,
+    }
+    low = top = None
+    shown, bounded = central, False
     if not resolved:
-        shown = need(
+        low = need(
             min(time_fit.predict(1.0), cpu_range[0]) if cpu_range else time_fit.predict(1.0),
             min(memory_fit.predict(1.0), peak_range[0]) if peak_range else memory_fit.predict(1.0),
         )
+        # the top of the range bounds the need only where the points show a growth to bound (three or more)
+        if len(points) >= 3:
+            top = need(
+                max(time_fit.predict(1.0), cpu_range[1]) if cpu_range else time_fit.predict(1.0),
+                max(memory_fit.predict(1.0), peak_range[1]) if peak_range else memory_fit.predict(1.0),
+            )
+        bounded = top is not None and not C.request_problems(request_row | top, partitions, devices)
+        shown = top if bounded else low
     notes = [
         f"{name} grew <{NOISE:.0%} over the measured points (within noise: predicted at its largest)"
         for name, is_flat in (("CPU-s", time_flat and not work), ("peak MB", memory_flat))
@@ -349,7 +461,12 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
         notes.append(
             f"unresolved: noise of {CPU_NOISE:.0%} + {CPU_NOISE_S} s (CPU) / {PEAK_NOISE:.0%} + {PEAK_NOISE_MB:.0f} MB "
             f"(peak) on the points moves the prediction {max(spans, default=math.inf):,.0g}x (more than {RESOLVED_SPAN:g}x): the "
-            "rehearsal's sizes do not determine the growth; the row gives the low end of the range"
+            "rehearsal's sizes do not determine the growth; "
+            + (
+                "the row gives the top of that range, which is within the request"
+                if bounded
+                else "the row gives the low end of the range"
+            )
         )
     row = {
         "paper": slug,
@@ -357,11 +474,12 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
         "jobs": jobs,
         "threads": threads,
         **shown,
-        "mem_mb": int(request["mem_mb"]),
-        "runtime_min": int(request["runtime"]),
-        "gpu": gpu,
+        **request_row,
         "resolved": resolved,
+        # how the row's needs relate to the prediction: the fit's own, or an end of its noise range
+        "bound": "fit" if resolved else ("top of range" if bounded else "low end of range"),
         "central": None if resolved else central,
+        "range": None if resolved else {"low": low, "top": top},
         "model": (
             f"work model: {work['samples']:,} samples x {work['flops_per_sample']:.3g} FLOPs (step counted on "
             f"{work['counted_on']}) at {work['precision']}, batch {work['batch']}; start-up {time_fit.c:.3g} CPU-s"
@@ -378,7 +496,12 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
     }
     problems = C.request_problems(row, partitions, devices)
     verdict = "yes" if not problems else "no: " + "; ".join(problems)
-    row["within"] = verdict if resolved else f"unresolved, at least: {verdict}"
+    if resolved:
+        row["within"] = verdict
+    elif row["bound"] == "top of range":
+        row["within"] = "yes, at the top of its noise range"
+    else:
+        row["within"] = f"unresolved, at least: {verdict}"
     return row
 
 
@@ -432,6 +555,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--count-steps", action="store_true", help="recount the probes' training steps of measured papers, then refit"
     )
+    parser.add_argument(
+        "--extend",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="add points at larger sizes while a stage is undetermined and the next run is expected within SECONDS",
+    )
     parser.add_argument("--keep", type=Path, help="run in this folder (one subfolder per paper) and keep it")
     parser.add_argument("--output", type=Path, default=OUT)
     args = parser.parse_args(argv)
@@ -451,7 +581,9 @@ def main(argv: list[str] | None = None) -> int:
         for slug in slugs:
             with tempfile.TemporaryDirectory() as tmp:
                 work = args.keep / slug if args.keep else Path(tmp) / "wf"
-                measured = measure(slug, work, args.cores)
+                measured = measure(
+                    slug, work, args.cores, extend_s=args.extend, host_rate=float(results["host"]["fp32_flops_per_s"])
+                )
             results = load_results(args.output)
             results["measurements"][slug] = measured
             write_results(results, args.output)

@@ -10,6 +10,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -199,7 +200,8 @@ def test_gpu_partitions_declare_their_device():
 def test_predicted_needs_are_within_the_requests():
     """Each stage's predicted peak, time and device memory at full scale are within what it requests, and its
     request within its partition's limits (recomputed from the rows, not read from their ``within``). An
-    unresolved row gives the low end of its noise range: a need even favourable noise predicts."""
+    unresolved row gives the top of its noise range where that fits (a need no noise of the stated size
+    exceeds), else the low end: a need even favourable noise predicts."""
     partitions, devices = C.read_partitions(PARTITIONS)
     rows = results()["stages"]
     assert rows
@@ -209,16 +211,58 @@ def test_predicted_needs_are_within_the_requests():
 
 def test_unresolved_rows_say_so():
     """A row whose prediction the measured points do not determine (noise of a few per cent moves it by more
-    than RESOLVED_SPAN) gives the low end of its range, which the test above holds to its request; it says so
-    in its verdict and note and keeps its central fit (these stages need measurements at larger sizes)."""
+    than RESOLVED_SPAN) says so in its note and keeps its central fit and its range. It shows the top of the
+    range when that is within its request (then the test above holds the whole range to the request), else
+    the low end, and its verdict says which; only three or more points bound a growth from above."""
     span = bench().RESOLVED_SPAN
+    partitions, devices = C.read_partitions(PARTITIONS)
     for r in results()["stages"]:
         ranges = [x for x in (r["cpu_s_range"], r["peak_mb_range"]) if x]
         wide = any(hi / max(lo, 1e-9) > span for lo, hi in ranges)
         assert r["resolved"] == (not wide and len(r["measured"]["t"]) >= 3), (r["paper"], r["stage"])
-        if not r["resolved"]:
-            assert r["within"].startswith("unresolved") and "unresolved" in r["note"] and r["central"]
-            assert r["peak_mb"] <= r["central"]["peak_mb"]
+        if r["resolved"]:
+            assert (
+                r["bound"] == "fit" and r["range"] is None and (r["within"] == "yes" or r["within"].startswith("no: "))
+            )
+            continue
+        assert "unresolved" in r["note"] and r["central"] and r["range"]["low"]
+        low, top = r["range"]["low"], r["range"]["top"]
+        assert low["peak_mb"] <= r["central"]["peak_mb"]
+        request = {k: r[k] for k in ("threads", "mem_mb", "runtime_min", "gpu")}
+        top_fits = top is not None and not C.request_problems(request | top, partitions, devices)
+        assert top is None or (top["peak_mb"] >= r["central"]["peak_mb"] >= low["peak_mb"])
+        if top_fits:
+            assert r["bound"] == "top of range" and r["within"] == "yes, at the top of its noise range"
+            assert all(r[k] == top[k] for k in top), (r["paper"], r["stage"])
+        else:
+            assert r["bound"] == "low end of range" and r["within"].startswith("unresolved, at least")
+            assert all(r[k] == low[k] for k in low), (r["paper"], r["stage"])
+        assert top is not None or len(r["measured"]["t"]) < 3
+
+
+def test_the_top_of_a_noise_range_bounds_a_row_only_where_it_fits_the_request():
+    """The same measured points give a row bounded by its request (the top of the range shown, and held) under
+    a generous request, and the low end with "unresolved, at least" under a request the top exceeds."""
+    b, data = bench(), results()
+    rate = float(data["host"]["fp32_flops_per_s"])
+    row = next(
+        r
+        for r in data["stages"]
+        if r["bound"] == "top of range" and r["range"]["top"]["peak_mb"] > r["range"]["low"]["peak_mb"]
+    )
+    slug, stage = row["paper"], row["stage"]
+    keys = b.keys_of(slug)
+    assert b.predict_stage(slug, stage, data["measurements"][slug], keys, rate) == row
+    resources = b.full_config()["papers"][slug].setdefault("resources", {}).setdefault(stage, {})
+    saved = dict(resources)
+    try:
+        resources["mem_mb"] = row["range"]["low"]["peak_mb"]  # the low end fits, the top does not
+        tight = b.predict_stage(slug, stage, data["measurements"][slug], keys, rate)
+    finally:
+        resources.clear()
+        resources.update(saved)
+    assert tight["bound"] == "low end of range" and tight["within"].startswith("unresolved, at least")
+    assert tight["peak_mb"] == row["range"]["low"]["peak_mb"]
 
 
 def test_the_table_is_the_fit_of_its_measurements_under_todays_config():
@@ -383,3 +427,69 @@ def test_cod_lites_job_is_sized_by_its_distillation():
     assert arms["distill"]["device_bytes"] >= arms["teacher"]["device_bytes"] + 2 * counted["params"] * 12
     row = next(r for r in results()["stages"] if (r["paper"], r["stage"]) == ("cod-lite", "train"))
     assert row["device_mb"] == math.ceil(arms["distill"]["device_bytes"] / 2**20 + bench().CUDA_CONTEXT_MB)
+
+
+def test_the_fits_closed_form_least_squares_equal_scipys_nnls():
+    """The fit's vectorised solve (c and a >= 0 of ``c + a exp(beta t)`` at every beta, one or two columns in
+    closed form) gives scipy's NNLS residual and fitted values, with the constant free or held."""
+    from scipy.optimize import nnls
+
+    rng = np.random.default_rng(0)
+    betas = np.array([0.0, 0.5, 3.0, 12.0, 40.0])
+    for _ in range(40):
+        t = np.sort(rng.uniform(0, 0.7, size=rng.integers(3, 7)))
+        y = rng.uniform(-1, 5, size=t.size) * rng.choice([1.0, 10.0]) + rng.choice([0.0, 3.0]) * np.exp(4 * t)
+        free = C._residuals(t, y, betas, None)
+        held = C._residuals(t, y, betas, 0.7)
+        for i, beta in enumerate(betas):
+            grows = np.exp(beta * t)
+            (c, a), residual = nnls(np.column_stack([np.ones_like(t), grows]), y)
+            assert free[i, 0] == pytest.approx(residual, rel=1e-7, abs=1e-9)
+            # the fitted values (at beta = 0 the two columns are one, and only c + a is defined)
+            assert free[i, 1] + free[i, 2] * grows == pytest.approx(c + a * grows, rel=1e-6, abs=1e-7)
+            (a,), residual = nnls(grows[:, None], y - 0.7)
+            assert held[i] == pytest.approx([residual, 0.7, a], rel=1e-7, abs=1e-9)
+
+
+def test_an_extension_point_is_expected_to_grow_as_the_last_two_did():
+    """The next point's wall and peak: the first run's, plus the part above it grown per unit of t as it grew
+    between the last two runs (never shrinking)."""
+    runs = [
+        {"t": 0.0, "wall_s": 10.0, "jobs": {"train": {"train": [4.0, 300.0]}}},
+        {"t": 0.1, "wall_s": 12.0, "jobs": {"train": {"train": [5.0, 320.0]}}},
+        {"t": 0.2, "wall_s": 20.0, "jobs": {"train": {"train": [9.0, 400.0]}, "figures": {"figures": [1.0, 200.0]}}},
+    ]
+    wall, peak = bench().next_point_estimate(runs, 0.3)
+    assert wall == pytest.approx(10.0 + 10.0 * 5.0) and peak == pytest.approx(300.0 + 100.0 * 5.0)
+    runs[2]["wall_s"] = 11.0
+    assert bench().next_point_estimate(runs, 0.3)[0] == pytest.approx(11.0)
+
+
+def test_a_run_over_its_time_is_stopped_with_every_process_it_started(tmp_path):
+    """A timed-out run leaves no child behind (a Snakemake job running on would load the next measurement)."""
+    import subprocess
+    import sys
+    import time
+
+    pid_file = tmp_path / "child.pid"
+    script = (
+        "import subprocess, sys, time; "
+        f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid)); time.sleep(120)"
+    )
+    start = time.monotonic()
+    why = bench().run_group([sys.executable, "-c", script], tmp_path, timeout=3)
+    assert why == "over 3 s" and time.monotonic() - start < 60
+    child = int(pid_file.read_text())
+    time.sleep(0.5)
+    alive = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True, text=True).stdout.strip()
+    assert alive in ("", "Z"), alive
+    assert bench().run_group([sys.executable, "-c", "import sys; sys.exit(3)"], tmp_path, timeout=30)
+
+
+def test_the_stages_an_extension_would_settle_are_the_undetermined_rows():
+    b, data = bench(), results()
+    rate = float(data["host"]["fp32_flops_per_s"])
+    for slug, measured in data["measurements"].items():
+        expected = [r["stage"] for r in data["stages"] if r["paper"] == slug and r["bound"] == "low end of range"]
+        assert b.undetermined_stages(slug, measured, rate) == expected, slug

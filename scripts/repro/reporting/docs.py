@@ -47,9 +47,10 @@ from repro.workflow.io import InputError
 
 # what an unresolved row of the cost table means (benchmarks/full_scale_cost.py: RESOLVED_SPAN, the noise)
 UNRESOLVED_LEGEND = (
-    "*unresolved*: the rehearsal's sizes do not determine how the stage grows (noise of a few per cent on its "
-    "measured points moves the prediction by more than 4x), so the row shows the low end of that range, a need "
-    "the stage has at least, and only that is held to the request. A GPU stage without a work model takes "
+    "*unresolved*: the measured sizes do not determine how the stage grows (noise of a few per cent on its "
+    "measured points moves the prediction by more than 4x). Where even the top of that range fits the request, "
+    "the row shows the top (*yes, at the top of its noise range*); otherwise it shows the low end, a need the "
+    "stage has at least, and only that is held to the request. A GPU stage without a work model takes "
     "its time from its CPU seconds at rehearsal sizes, mostly Python and start-up, and a size that is no config "
     "key (the files in a user's folder) stays at the fixture's count: plan such stages from the paper's own figures."
 )
