@@ -112,7 +112,7 @@ def run(smk: Any) -> None:
             raise
         cpu, peak_mb = process_usage()
         log.info(
-            "%s done in %.1f s (process: %.1f CPU-s, peak %.0f MB) after start-up %.2f CPU-s, peak %.0f MB",
+            "%s done in %.1f s (process: %.2f CPU-s, peak %.0f MB) after start-up %.2f CPU-s, peak %.0f MB",
             smk.params.entry,
             time.perf_counter() - start,
             cpu,
