@@ -215,9 +215,9 @@ def paper_scale_block(slug: str, root: Path) -> str:
                 md_cell(r["stage"]),
                 fmt(r.get("cpu_hours")),
                 fmt(r.get("gpu_hours")),
-                fmt(r.get("peak_mb")),
-                fmt(r.get("mem_mb")),
-                fmt(r.get("runtime_min")),
+                f"{r['peak_mb']:,}",
+                f"{r['mem_mb']:,}",
+                f"{r['runtime_min']:,}",
                 md_cell(r.get("within", "")),
             ]
             for r in stages
