@@ -120,11 +120,23 @@ def package(slug: str) -> str:
     return slug.replace("-", "_")
 
 
-def paper_stages(slug: str) -> list[str]:
-    """Stage names a paper's rule file declares (``stage("name", ...)`` and ``figures(...)``)."""
+STAGE_CALL = re.compile(r"""\bstage\(\s*(?:stage_name\(\s*)?["'](\w+)["']""")
+RESOURCES_KEY = re.compile(r"""\bresources\s*=\s*["'](\w+)["']""")
+
+
+def paper_stages(slug: str) -> dict[str, str]:
+    """Each stage a paper's rule file declares (``stage("name", ...)``, ``stage(stage_name("name", suffix),
+    ...)`` for a stage split into jobs, and ``figures(...)``) -> the config key of its resources (its
+    ``resources=``, else its name): a stage may ask for another stage's resources (mosaic's attention_cost
+    those of evaluate), and the row must hold it to what it asks. tests/test_full_scale_cost.py checks this
+    reading against the stages the loaded workflow declares."""
     text = (REPO / "workflow/rules" / f"{slug}.smk").read_text()
-    names = re.findall(r"""\bstage\(\s*["'](\w+)["']""", text)
-    return names + (["figures"] if re.search(r"\bfigures\(", text) else [])
+    calls = list(STAGE_CALL.finditer(text))
+    stages = {}
+    for call, after in zip(calls, [c.start() for c in calls[1:]] + [len(text)]):
+        key = RESOURCES_KEY.search(text, call.end(), after)
+        stages[call.group(1)] = key.group(1) if key else call.group(1)
+    return stages | ({"figures": "figures"} if re.search(r"\bfigures\(", text) else {})
 
 
 def keys_of(slug: str) -> list[C.SizeKey]:
@@ -321,7 +333,7 @@ def measure(
             measured["stopped"] = f"t={t:.4f}: {failure[-300:]}"
             break
         values = {k.dotted: C.value_at(k, t) for k in keys if k.walks}
-        jobs = {st: stage_jobs(work / "logs" / slug, st, stages) for st in stages}
+        jobs = {st: stage_jobs(work / "logs" / slug, st, list(stages)) for st in stages}
         runs.append(
             {
                 "t_target": round(t, 5),
@@ -350,12 +362,14 @@ def measure(
     return measured
 
 
-def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], host_rate: float) -> dict | None:
+def predict_stage(
+    slug: str, stage: str, measured: dict, keys: list[C.SizeKey], host_rate: float, resources_key: str | None = None
+) -> dict | None:
     """The stage's row at full scale from its measured points (None when it was not measured). A resolved
     row gives the fit's prediction; an unresolved one the low end of its noise range (what the points
     establish at least), with the central fit under ``central``."""
     full = full_config()
-    request = C.stage_request(full["papers"][slug], stage)
+    request = C.stage_request(full["papers"][slug], resources_key or stage)
     partitions, devices = partitions_and_devices()
     points = []
     for run in measured["runs"]:
@@ -507,7 +521,7 @@ def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], 
 
 def predict_paper(slug: str, measured: dict, host_rate: float) -> list[dict]:
     keys = keys_of(slug)
-    rows = [predict_stage(slug, st, measured, keys, host_rate) for st in paper_stages(slug)]
+    rows = [predict_stage(slug, st, measured, keys, host_rate, key) for st, key in paper_stages(slug).items()]
     return [r for r in rows if r]
 
 

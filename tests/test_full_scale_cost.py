@@ -493,3 +493,28 @@ def test_the_stages_an_extension_would_settle_are_the_undetermined_rows():
     for slug, measured in data["measurements"].items():
         expected = [r["stage"] for r in data["stages"] if r["paper"] == slug and r["bound"] == "low end of range"]
         assert b.undetermined_stages(slug, measured, rate) == expected, slug
+
+
+def test_the_benchmark_reads_every_declared_stage_and_the_resources_it_asks_for(tmp_path):
+    """The benchmark's reading of the rule files (paper_stages) against the stages the loaded workflow
+    declares at full scale (PAPER_STAGES): every declared stage, also one split into jobs
+    (``train_<run>``), has its name there with the resources key it asks for. Without it biodynaspec's,
+    hysomi's and nmrshift's training (declared per job) dropped out of the cost table, and mosaic's
+    attention_cost (which asks evaluate's GPU) and talda's optimize (train's) were held to the defaults."""
+    from test_slurm_harness import copy_tree, loaded_workflow
+    from workflow_tools import place_user_data
+
+    tree = copy_tree(tmp_path / "repo")
+    place_user_data(tree, "config/full.yaml")
+    with loaded_workflow(tree, ["--configfile", "config/full.yaml"]) as (workflow, _):
+        declared = {slug: list(stages) for slug, stages in workflow.globals["PAPER_STAGES"].items()}
+    assert declared["nmrshift"] and any(st.name.startswith("train_") for st in declared["nmrshift"])
+    wrong = []
+    for slug, stages in declared.items():
+        read = bench().paper_stages(slug)
+        for st in stages:
+            base = max((b for b in read if st.name == b or st.name.startswith(b + "_")), key=len, default=None)
+            if base is None or read[base] != (st.resources or st.name):
+                wrong.append(f"{slug} {st.name}: read as {base} asking {read.get(base)}, declared {st.resources}")
+    assert not wrong, "\n".join(wrong)
+    assert bench().paper_stages("mosaic")["attention_cost"] == "evaluate"
