@@ -518,3 +518,21 @@ def test_the_benchmark_reads_every_declared_stage_and_the_resources_it_asks_for(
                 wrong.append(f"{slug} {st.name}: read as {base} asking {read.get(base)}, declared {st.resources}")
     assert not wrong, "\n".join(wrong)
     assert bench().paper_stages("mosaic")["attention_cost"] == "evaluate"
+
+
+def test_nmrshift_and_biodynaspec_work_count_their_training_loops():
+    """NMRShift's largest job trains each fold of its variant for epochs x steps of the labelled batch (where the
+    variant uses labels) plus the unlabelled one (where it has an unlabelled fraction); HOSE trains nothing.
+    BioDynaSpec's job draws epochs x batches_per_epoch batches of batch_size windows."""
+    from repro.papers.biodynaspec import gpu_probe as biodynaspec
+    from repro.papers.nmrshift import gpu_probe as nmrshift
+
+    train = {"epochs": 2, "steps_per_epoch": 5, "batch_labelled": 3, "batch_unlabelled": 7}
+    variants = {"weak": {"labelled": False, "unlabelled_fraction": 1.0, "folds": [0]}}
+    section = {"train": train, "folds": [0, 1, 2], "variants": variants}
+    assert nmrshift.work(section) == (2 * 5 * 7, 10)
+    variants["supervised"] = {"labelled": True, "unlabelled_fraction": 0.0}
+    assert nmrshift.work(section) == (3 * 2 * 5 * 3, 10)
+    variants["hose"] = {"labelled": True, "unlabelled_fraction": 1.0, "method": "hose", "folds": [0, 1, 2, 3]}
+    assert nmrshift.work(section) == (3 * 2 * 5 * 3, 10)
+    assert biodynaspec.work({"epochs": 3, "batches_per_epoch": 4, "batch_size": 5}) == (60, 5)

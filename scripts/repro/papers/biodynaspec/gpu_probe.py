@@ -8,6 +8,7 @@ from __future__ import annotations
 
 BATCH_SIZE = 8
 RESIDUE_TYPES = 20  # below the network's N_RESIDUE_TYPES (which adds an unknown type)
+STAGE = "train"  # workflow/rules/biodynaspec.smk: at full scale one job per learned model (jobs.train: per_run)
 
 
 def build(section: dict, device):
@@ -31,3 +32,11 @@ def build(section: dict, device):
         return net.loss(*b)
 
     return model, batch, loss
+
+
+def work(section: dict) -> tuple[int, int]:
+    """(samples, batch) of one train job: ``epochs`` x ``batches_per_epoch`` batches of ``batch_size`` windows of
+    ``crop`` residues (repro.papers.biodynaspec.train.make_batches), alike for every model's job. Counted on the
+    method's own network: the jobs of its ablation without the IRFC bias and of the time-domain and flow
+    baselines are costed as if they trained it. Left out: the validation of each epoch and the slot scales."""
+    return section["epochs"] * section["batches_per_epoch"] * section["batch_size"], section["batch_size"]
