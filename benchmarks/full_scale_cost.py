@@ -124,6 +124,7 @@ STAGE_CALL = re.compile(r"""\bstage\(\s*(?:stage_name\(\s*)?["'](\w+)["']""")
 RESOURCES_KEY = re.compile(r"""\bresources\s*=\s*["'](\w+)["']""")
 
 
+@functools.cache
 def paper_stages(slug: str) -> dict[str, str]:
     """Each stage a paper's rule file declares (``stage("name", ...)``, ``stage(stage_name("name", suffix),
     ...)`` for a stage split into jobs, and ``figures(...)``) -> the config key of its resources (its
@@ -362,14 +363,12 @@ def measure(
     return measured
 
 
-def predict_stage(
-    slug: str, stage: str, measured: dict, keys: list[C.SizeKey], host_rate: float, resources_key: str | None = None
-) -> dict | None:
+def predict_stage(slug: str, stage: str, measured: dict, keys: list[C.SizeKey], host_rate: float) -> dict | None:
     """The stage's row at full scale from its measured points (None when it was not measured). A resolved
     row gives the fit's prediction; an unresolved one the low end of its noise range (what the points
     establish at least), with the central fit under ``central``."""
     full = full_config()
-    request = C.stage_request(full["papers"][slug], resources_key or stage)
+    request = C.stage_request(full["papers"][slug], paper_stages(slug)[stage])
     partitions, devices = partitions_and_devices()
     points = []
     for run in measured["runs"]:
@@ -521,7 +520,7 @@ def predict_stage(
 
 def predict_paper(slug: str, measured: dict, host_rate: float) -> list[dict]:
     keys = keys_of(slug)
-    rows = [predict_stage(slug, st, measured, keys, host_rate, key) for st, key in paper_stages(slug).items()]
+    rows = [predict_stage(slug, st, measured, keys, host_rate) for st in paper_stages(slug)]
     return [r for r in rows if r]
 
 
